@@ -1,0 +1,60 @@
+// Internal declarations shared by the library's source files. Not installed,
+// not API: the only contract is include/mqss/mqss.h.
+#ifndef MQSS_INTERNAL_H
+#define MQSS_INTERNAL_H
+
+#include "mqss/mqss.h"
+
+#include <mlir-c/IR.h>
+#include <stdbool.h>
+#include <stdarg.h>
+
+// ----------------------------------------------------------------------------
+// growable string buffer
+
+typedef struct {
+  char *data; // NUL-terminated, owned
+  size_t len;
+  size_t cap;
+} strbuf;
+
+void sb_append(strbuf *sb, const char *data, size_t len);
+void sb_vprintf(strbuf *sb, const char *fmt, va_list ap);
+void sb_printf(strbuf *sb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void sb_clear(strbuf *sb);
+void sb_free(strbuf *sb);
+// MLIR string callback that appends to the strbuf passed as user data.
+void sb_mlir_callback(MlirStringRef s, void *user);
+
+// ----------------------------------------------------------------------------
+// session
+
+struct mqss_session {
+  MlirDialectRegistry registry;
+  MlirContext ctx;
+  strbuf diag;           // diagnostics captured since the last diag_reset
+  strbuf errmsg;         // message of the last failed call
+  const char *source;    // file name substituted for "-" in locations
+};
+
+// Clears captured diagnostics; `source` names the buffer being processed.
+void diag_reset(mqss_session *s, const char *source);
+// Sets the session message to the formatted text, followed by ": " and the
+// captured diagnostics when there are any. Returns `status`.
+mqss_status fail(mqss_session *s, mqss_status status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+// Formats `loc` as "file:line:col" into sb ("<unknown>" when it has none).
+void format_location(mqss_session *s, MlirLocation loc, strbuf *sb);
+
+// ----------------------------------------------------------------------------
+// module
+
+struct mqss_module {
+  mqss_session *session;
+  MlirModule mod;
+  char *name;            // source name for locations, owned
+  strbuf finish_pipeline; // what the last finish ran
+};
+
+#endif // MQSS_INTERNAL_H

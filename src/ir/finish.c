@@ -1,0 +1,205 @@
+// The finisher: lowers a module at any stage to the LLVM dialect. It is a
+// table of conversion steps in dependency order; a step runs only when the
+// ops it lowers are present, so the pipeline is read off the remaining IR
+// instead of being one fixed string. It does not optimise anything.
+#include "internal.h"
+
+#include <mlir-c/BuiltinTypes.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// the step table
+
+// Each step runs when an op of one of its `triggers` remains: a dialect
+// namespace ("linalg"), a full op name ("builtin.unrealized_conversion_cast"),
+// or "@tensor" for any value of tensor type. Order matters: a step may create
+// ops that only later steps lower (linalg -> scf/memref/arith -> llvm).
+static const struct finish_step {
+  const char *triggers; // space-separated
+  const char *pipeline;
+} steps[] = {
+    {"tosa", "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,"
+             "tosa-to-tensor)"},
+    {"@tensor tensor bufferization",
+     "one-shot-bufferize{bufferize-function-boundaries "
+     "function-boundary-type-conversion=identity-layout-map}"},
+    {"linalg", "func.func(convert-linalg-to-loops)"},
+    {"vector", "func.func(convert-vector-to-scf)"},
+    {"memref", "expand-strided-metadata"},
+    {"affine", "lower-affine"},
+    {"scf", "convert-scf-to-cf"},
+    {"vector", "convert-vector-to-llvm"},
+    // math-to-llvm first: libm has no rsqrt. libm then takes tanh and friends.
+    {"math", "convert-math-to-llvm"},
+    {"math", "convert-math-to-libm"},
+    {"complex", "convert-complex-to-llvm"},
+    {"memref", "finalize-memref-to-llvm"},
+    {"index", "convert-index-to-llvm"},
+    {"arith", "convert-arith-to-llvm"},
+    {"ub", "convert-ub-to-llvm"},
+    {"func", "convert-func-to-llvm"},
+    {"cf", "convert-cf-to-llvm"},
+    {"builtin.unrealized_conversion_cast", "reconcile-unrealized-casts"},
+};
+
+enum { MAX_ROUNDS = 3 };
+
+// ----------------------------------------------------------------------------
+// scanning the IR
+
+static bool is_tensor_type(MlirType t) { return mlirTypeIsATensor(t); }
+
+static bool has_tensor_value(MlirOperation op) {
+  for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++)
+    if (is_tensor_type(mlirValueGetType(mlirOperationGetResult(op, i))))
+      return true;
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++) {
+    MlirRegion region = mlirOperationGetRegion(op, r);
+    for (MlirBlock b = mlirRegionGetFirstBlock(region); !mlirBlockIsNull(b);
+         b = mlirBlockGetNextInRegion(b))
+      for (intptr_t a = 0; a < mlirBlockGetNumArguments(b); a++)
+        if (is_tensor_type(mlirValueGetType(mlirBlockGetArgument(b, a))))
+          return true;
+  }
+  return false;
+}
+
+// True when `name` ("memref.alloc") matches `trigger` ("memref" or the name).
+static bool name_matches(MlirStringRef name, const char *trigger, size_t tlen) {
+  if (name.length == tlen && memcmp(name.data, trigger, tlen) == 0)
+    return true;
+  return name.length > tlen && name.data[tlen] == '.' &&
+         memcmp(name.data, trigger, tlen) == 0;
+}
+
+struct scan {
+  const char *triggers;
+  MlirOperation found; // first op that matched, or null
+};
+
+static MlirWalkResult scan_op(MlirOperation op, void *user) {
+  struct scan *sc = user;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  for (const char *t = sc->triggers; *t;) {
+    size_t len = strcspn(t, " ");
+    bool hit = (len == 7 && memcmp(t, "@tensor", 7) == 0)
+                   ? has_tensor_value(op)
+                   : name_matches(name, t, len);
+    if (hit) {
+      sc->found = op;
+      return MlirWalkResultInterrupt;
+    }
+    t += len + (t[len] == ' ');
+  }
+  return MlirWalkResultAdvance;
+}
+
+static MlirOperation find_op(mqss_module *m, const char *triggers) {
+  struct scan sc = {triggers, {NULL}};
+  mlirOperationWalk(mlirModuleGetOperation(m->mod), scan_op, &sc,
+                    MlirWalkPreOrder);
+  return sc.found;
+}
+
+// First op that is neither LLVM dialect nor the top-level module.
+static MlirWalkResult find_unlowered(MlirOperation op, void *user) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (name_matches(name, "llvm", 4) || name_matches(name, "builtin.module", 14))
+    return MlirWalkResultAdvance;
+  *(MlirOperation *)user = op;
+  return MlirWalkResultInterrupt;
+}
+
+// ----------------------------------------------------------------------------
+// transform schedules
+
+struct strip {
+  MlirOperation ops[64];
+  int n;
+};
+
+static MlirWalkResult collect_transform(MlirOperation op, void *user) {
+  struct strip *st = user;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (!name_matches(name, "transform", 9) &&
+      !(name.length > 10 && memcmp(name.data, "transform.", 10) == 0))
+    return MlirWalkResultAdvance;
+  if (st->n == (int)(sizeof st->ops / sizeof st->ops[0]))
+    return MlirWalkResultInterrupt;
+  st->ops[st->n++] = op;
+  return MlirWalkResultSkip; // nested transform ops go with their parent
+}
+
+static MlirWalkResult drop_named_sequence_attr(MlirOperation op, void *user) {
+  (void)user;
+  mlirOperationRemoveAttributeByName(
+      op, mlirStringRefCreateFromCString("transform.with_named_sequence"));
+  return MlirWalkResultAdvance;
+}
+
+// Removes transform-dialect schedules: they drive transformations, they are
+// not part of the program, and they have no LLVM lowering.
+static void strip_transform(mqss_module *m) {
+  MlirOperation root = mlirModuleGetOperation(m->mod);
+  struct strip st;
+  do {
+    st.n = 0;
+    mlirOperationWalk(root, collect_transform, &st, MlirWalkPreOrder);
+    for (int i = 0; i < st.n; i++)
+      mlirOperationDestroy(st.ops[i]);
+  } while (st.n == (int)(sizeof st.ops / sizeof st.ops[0]));
+  mlirOperationWalk(root, drop_named_sequence_attr, NULL, MlirWalkPreOrder);
+}
+
+// ----------------------------------------------------------------------------
+// finish
+
+mqss_status mqss_module_finish(mqss_module *m) {
+  if (!m)
+    return MQSS_ERR_INVALID_ARG;
+  mqss_session *s = m->session;
+  sb_clear(&m->finish_pipeline);
+  strip_transform(m);
+
+  for (int round = 0; round < MAX_ROUNDS; round++) {
+    MlirOperation left = {NULL};
+    mlirOperationWalk(mlirModuleGetOperation(m->mod), find_unlowered, &left,
+                      MlirWalkPreOrder);
+    if (mlirOperationIsNull(left))
+      return MQSS_OK;
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+      if (mlirOperationIsNull(find_op(m, steps[i].triggers)))
+        continue;
+      if (m->finish_pipeline.len)
+        sb_append(&m->finish_pipeline, ",", 1);
+      sb_printf(&m->finish_pipeline, "%s", steps[i].pipeline);
+      mqss_status st = mqss_module_run_pipeline(m, steps[i].pipeline);
+      if (st != MQSS_OK) {
+        // The pass's diagnostics are still captured; fail() appends them.
+        return fail(s, MQSS_ERR_FINISH, "cannot lower '%s' to LLVM: step '%s' %s",
+                    m->name, steps[i].pipeline,
+                    st == MQSS_ERR_VERIFY ? "produced invalid IR" : "failed");
+      }
+    }
+  }
+
+  MlirOperation left = {NULL};
+  mlirOperationWalk(mlirModuleGetOperation(m->mod), find_unlowered, &left,
+                    MlirWalkPreOrder);
+  if (mlirOperationIsNull(left))
+    return MQSS_OK;
+  diag_reset(s, m->name);
+  strbuf where = {0};
+  format_location(s, mlirOperationGetLocation(left), &where);
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(left));
+  mqss_status st = fail(s, MQSS_ERR_FINISH,
+                        "cannot lower '%s' to LLVM: %s: no lowering known for "
+                        "'%.*s'; lower it with --pipeline before finishing",
+                        m->name, where.data, (int)name.length, name.data);
+  sb_free(&where);
+  return st;
+}
+
+const char *mqss_module_finish_pipeline(const mqss_module *m) {
+  return m && m->finish_pipeline.data ? m->finish_pipeline.data : "";
+}

@@ -1,0 +1,197 @@
+// Modules: parse from a file or a string, clone, print, hash, and run a
+// textual pass pipeline. Lowering to LLVM lives in finish.c.
+#include "internal.h"
+
+#include <errno.h>
+#include <mlir-c/Pass.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// parse
+
+static mqss_status wrap(mqss_session *s, MlirModule mod, const char *name,
+                        mqss_module **out) {
+  mqss_module *m = calloc(1, sizeof *m);
+  char *copy = strdup(name);
+  if (!m || !copy) {
+    free(m);
+    free(copy);
+    mlirModuleDestroy(mod);
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  }
+  m->session = s;
+  m->mod = mod;
+  m->name = copy;
+  *out = m;
+  return MQSS_OK;
+}
+
+mqss_status mqss_module_parse_string(mqss_session *s, const char *text,
+                                     size_t len, const char *name,
+                                     mqss_module **out) {
+  if (!s || !text || !out)
+    return s ? fail(s, MQSS_ERR_INVALID_ARG, "parse: NULL argument")
+             : MQSS_ERR_INVALID_ARG;
+  *out = NULL;
+  if (!name)
+    name = "<string>";
+  diag_reset(s, name);
+  MlirModule mod =
+      mlirModuleCreateParse(s->ctx, (MlirStringRef){.data = text, .length = len});
+  if (mlirModuleIsNull(mod))
+    return fail(s, MQSS_ERR_PARSE, "cannot parse '%s'", name);
+  // The parser checks syntax; the verifier checks op semantics.
+  if (!mlirOperationVerify(mlirModuleGetOperation(mod))) {
+    mlirModuleDestroy(mod);
+    return fail(s, MQSS_ERR_PARSE, "cannot parse '%s'", name);
+  }
+  return wrap(s, mod, name, out);
+}
+
+mqss_status mqss_module_parse_file(mqss_session *s, const char *path,
+                                   mqss_module **out) {
+  if (!s || !path || !out)
+    return s ? fail(s, MQSS_ERR_INVALID_ARG, "parse: NULL argument")
+             : MQSS_ERR_INVALID_ARG;
+  *out = NULL;
+  diag_reset(s, path);
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return fail(s, MQSS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  strbuf text = {0};
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    sb_append(&text, chunk, n);
+  bool err = ferror(f);
+  fclose(f);
+  if (err) {
+    sb_free(&text);
+    return fail(s, MQSS_ERR_IO, "cannot read '%s'", path);
+  }
+  mqss_status st = mqss_module_parse_string(s, text.data ? text.data : "",
+                                            text.len, path, out);
+  sb_free(&text);
+  return st;
+}
+
+mqss_module *mqss_module_clone(const mqss_module *m) {
+  if (!m)
+    return NULL;
+  MlirOperation op = mlirOperationClone(mlirModuleGetOperation(m->mod));
+  mqss_module *c = NULL;
+  if (wrap(m->session, mlirModuleFromOperation(op), m->name, &c) != MQSS_OK)
+    return NULL;
+  return c;
+}
+
+void mqss_module_destroy(mqss_module *m) {
+  if (!m)
+    return;
+  mlirModuleDestroy(m->mod);
+  sb_free(&m->finish_pipeline);
+  free(m->name);
+  free(m);
+}
+
+mqss_session *mqss_module_session(const mqss_module *m) {
+  return m ? m->session : NULL;
+}
+
+// ----------------------------------------------------------------------------
+// print and hash
+
+struct print_ctx {
+  mqss_write_fn write;
+  void *user;
+};
+
+static void print_callback(MlirStringRef s, void *user) {
+  struct print_ctx *p = user;
+  p->write(s.data, s.length, p->user);
+}
+
+void mqss_module_print(const mqss_module *m, mqss_write_fn write, void *user) {
+  if (!m || !write)
+    return;
+  struct print_ctx p = {write, user};
+  mlirOperationPrint(mlirModuleGetOperation(m->mod), print_callback, &p);
+}
+
+char *mqss_module_to_string(const mqss_module *m) {
+  if (!m)
+    return NULL;
+  strbuf sb = {0};
+  mlirOperationPrint(mlirModuleGetOperation(m->mod), sb_mlir_callback, &sb);
+  if (!sb.data)
+    sb_append(&sb, "", 0);
+  return sb.data;
+}
+
+static void fnv1a_callback(MlirStringRef s, void *user) {
+  uint64_t *h = user;
+  for (size_t i = 0; i < s.length; i++) {
+    *h ^= (unsigned char)s.data[i];
+    *h *= 0x100000001b3ULL;
+  }
+}
+
+uint64_t mqss_module_hash(const mqss_module *m) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  if (!m)
+    return h;
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  mlirOpPrintingFlagsPrintGenericOpForm(flags);
+  mlirOpPrintingFlagsEnableDebugInfo(flags, /*enable=*/false, /*prettyForm=*/false);
+  mlirOperationPrintWithFlags(mlirModuleGetOperation(m->mod), flags,
+                              fnv1a_callback, &h);
+  mlirOpPrintingFlagsDestroy(flags);
+  return h;
+}
+
+// ----------------------------------------------------------------------------
+// pipelines
+
+mqss_status mqss_module_run_pipeline(mqss_module *m, const char *pipeline) {
+  if (!m || !pipeline)
+    return m ? fail(m->session, MQSS_ERR_INVALID_ARG, "pipeline: NULL argument")
+             : MQSS_ERR_INVALID_ARG;
+  mqss_session *s = m->session;
+  diag_reset(s, m->name);
+
+  // Accept both "builtin.module(a,b)" and the bare "a,b".
+  strbuf text = {0};
+  const char *anchor = "builtin.module(";
+  if (strncmp(pipeline, anchor, strlen(anchor)) == 0)
+    sb_printf(&text, "%s", pipeline);
+  else
+    sb_printf(&text, "%s%s)", anchor, pipeline);
+
+  MlirPassManager pm = mlirPassManagerCreate(s->ctx);
+  strbuf perr = {0};
+  MlirLogicalResult ok = mlirParsePassPipeline(
+      mlirPassManagerGetAsOpPassManager(pm),
+      (MlirStringRef){.data = text.data, .length = text.len}, sb_mlir_callback,
+      &perr);
+  mqss_status st = MQSS_OK;
+  if (mlirLogicalResultIsFailure(ok)) {
+    st = fail(s, MQSS_ERR_PIPELINE, "invalid pipeline '%s': %s", pipeline,
+              perr.data ? perr.data : "parse error");
+  } else {
+    MlirOperation op = mlirModuleGetOperation(m->mod);
+    if (mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, op))) {
+      // The pass manager verifies after each pass: invalid IR left behind
+      // means a verifier failure, not a pass that gave up.
+      bool valid = mlirOperationVerify(op);
+      st = fail(s, valid ? MQSS_ERR_PASS_FAILED : MQSS_ERR_VERIFY,
+                "pipeline '%s' %s on '%s'", pipeline,
+                valid ? "failed" : "produced invalid IR", m->name);
+    }
+  }
+  mlirPassManagerDestroy(pm);
+  sb_free(&perr);
+  sb_free(&text);
+  return st;
+}
