@@ -21,7 +21,8 @@ static const struct finish_step {
     {"tosa", "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,"
              "tosa-to-tensor)"},
     {"@tensor tensor bufferization",
-     "one-shot-bufferize{bufferize-function-boundaries "
+     "one-shot-bufferize{allow-return-allocs-from-loops "
+     "bufferize-function-boundaries "
      "function-boundary-type-conversion=identity-layout-map}"},
     {"linalg", "func.func(convert-linalg-to-loops)"},
     {"vector", "func.func(convert-vector-to-scf)"},
