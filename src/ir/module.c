@@ -28,16 +28,10 @@ static mqss_status wrap(mqss_session *s, MlirModule mod, const char *name,
   return MQSS_OK;
 }
 
-mqss_status mqss_module_parse_string(mqss_session *s, const char *text,
-                                     size_t len, const char *name,
-                                     mqss_module **out) {
-  if (!s || !text || !out)
-    return s ? fail(s, MQSS_ERR_INVALID_ARG, "parse: NULL argument")
-             : MQSS_ERR_INVALID_ARG;
-  *out = NULL;
-  if (!name)
-    name = "<string>";
-  diag_reset(s, name);
+// MLIR's lexer finds the end of its buffer by a NUL byte past `len`.
+static mqss_status parse_terminated(mqss_session *s, const char *text,
+                                    size_t len, const char *name,
+                                    mqss_module **out) {
   MlirModule mod =
       mlirModuleCreateParse(s->ctx, (MlirStringRef){.data = text, .length = len});
   if (mlirModuleIsNull(mod))
@@ -48,6 +42,26 @@ mqss_status mqss_module_parse_string(mqss_session *s, const char *text,
     return fail(s, MQSS_ERR_PARSE, "cannot parse '%s'", name);
   }
   return wrap(s, mod, name, out);
+}
+
+mqss_status mqss_module_parse_string(mqss_session *s, const char *text,
+                                     size_t len, const char *name,
+                                     mqss_module **out) {
+  if (!s || !text || !out)
+    return s ? fail(s, MQSS_ERR_INVALID_ARG, "parse: NULL argument")
+             : MQSS_ERR_INVALID_ARG;
+  *out = NULL;
+  if (!name)
+    name = "<string>";
+  diag_reset(s, name);
+  char *copy = malloc(len + 1);
+  if (!copy)
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  memcpy(copy, text, len);
+  copy[len] = '\0';
+  mqss_status st = parse_terminated(s, copy, len, name, out);
+  free(copy);
+  return st;
 }
 
 mqss_status mqss_module_parse_file(mqss_session *s, const char *path,
@@ -71,8 +85,8 @@ mqss_status mqss_module_parse_file(mqss_session *s, const char *path,
     sb_free(&text);
     return fail(s, MQSS_ERR_IO, "cannot read '%s'", path);
   }
-  mqss_status st = mqss_module_parse_string(s, text.data ? text.data : "",
-                                            text.len, path, out);
+  mqss_status st = parse_terminated(s, text.data ? text.data : "", text.len,
+                                    path, out);
   sb_free(&text);
   return st;
 }

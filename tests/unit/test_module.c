@@ -76,6 +76,19 @@ static void test_parse_error_location(void **state) {
   assert_non_null(strstr(msg, "bad.mlir:3:23: error: use of undeclared SSA value"));
 }
 
+static void test_parse_string_uses_length(void **state) {
+  mqss_session *s = *state;
+  // Only the first `len` bytes count: the trailing junk must not be parsed.
+  const char *text = "func.func @f() {\n  return\n}\n@@@ junk";
+  mqss_module *m = NULL;
+  assert_int_equal(mqss_module_parse_string(s, text, strlen(text) - 8, NULL, &m),
+                   MQSS_OK);
+  mqss_module_destroy(m);
+  assert_int_equal(mqss_module_parse_string(s, text, strlen(text), NULL, &m),
+                   MQSS_ERR_PARSE);
+  assert_non_null(strstr(mqss_errmsg(s), "<string>:4:1: error:"));
+}
+
 static void test_verifier_error_is_parse_error(void **state) {
   mqss_session *s = *state;
   // Parses, but the return type does not match the function type.
@@ -168,6 +181,7 @@ int main(void) {
       cmocka_unit_test(test_versions),
       cmocka_unit_test(test_destroy_null),
       cmocka_unit_test_setup_teardown(test_parse_error_location, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_parse_string_uses_length, setup, teardown),
       cmocka_unit_test_setup_teardown(test_verifier_error_is_parse_error, setup, teardown),
       cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
       cmocka_unit_test_setup_teardown(test_parse_file_location, setup, teardown),
