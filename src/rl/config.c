@@ -1,0 +1,229 @@
+// Loader of train_config.yaml. The accepted keys are one table (name, type,
+// field, range); the loader walks the YAML mapping tree and looks each key up
+// in it, so adding a setting is one table line plus one struct field. It does
+// not interpret the values: the trainer does.
+#include "rl/config.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+// ----------------------------------------------------------------------------
+// the key table
+
+typedef enum { K_INT, K_FLOAT, K_STRING } key_type;
+
+static const struct key {
+  const char *name; // "section.key"
+  key_type type;
+  size_t offset;    // of the field in train_config
+  size_t size;      // of a string field
+  double min, max;  // numeric range; for strings, unused
+  const char *allowed; // strings: space-separated allowed values, or NULL
+  const char *help;
+} keys[] = {
+#define F(field) offsetof(train_config, field), sizeof(((train_config *)0)->field)
+    {"rl.algorithm", K_STRING, F(algorithm), 0, 0, "ppo", "training algorithm"},
+    {"rl.num_workers", K_INT, F(num_workers), 1, 256, NULL, "rollout workers"},
+    {"rl.rollout_steps", K_INT, F(rollout_steps), 1, 1 << 24, NULL, "steps per iteration"},
+    {"rl.batch_size", K_INT, F(batch_size), 1, 1 << 24, NULL, "samples per update"},
+    {"rl.minibatch", K_INT, F(minibatch), 1, 1 << 20, NULL, "samples per gradient step"},
+    {"rl.epochs", K_INT, F(epochs), 1, 1000, NULL, "passes over each batch"},
+    {"rl.lr", K_FLOAT, F(lr), 1e-8, 1, NULL, "Adam learning rate"},
+    {"rl.clip", K_FLOAT, F(clip), 0.001, 1, NULL, "PPO clip epsilon"},
+    {"rl.gamma", K_FLOAT, F(gamma), 0, 1, NULL, "discount"},
+    {"rl.lambda", K_FLOAT, F(lambda), 0, 1, NULL, "GAE lambda"},
+    {"rl.value_coef", K_FLOAT, F(value_coef), 0, 100, NULL, "value-loss weight"},
+    {"rl.entropy_start", K_FLOAT, F(entropy_start), 0, 10, NULL, "entropy bonus, first iteration"},
+    {"rl.entropy_end", K_FLOAT, F(entropy_end), 0, 10, NULL, "entropy bonus, last iteration"},
+    {"rl.epsilon_greedy", K_FLOAT, F(epsilon_greedy), 0, 1, NULL, "random-action probability"},
+    {"rl.max_grad_norm", K_FLOAT, F(max_grad_norm), 0, 1e6, NULL, "gradient clip (0 = off)"},
+    {"rl.max_steps", K_INT, F(max_steps), 1, 256, NULL, "actions per episode"},
+    {"rl.iterations", K_INT, F(iterations), 1, 1 << 24, NULL, "PPO iterations"},
+    {"rl.checkpoint_every", K_INT, F(checkpoint_every), 1, 1 << 24, NULL, "iterations between checkpoints"},
+    {"rl.early_stop_steps", K_INT, F(early_stop_steps), 0, 1 << 30, NULL, "early-stop window (0 = off)"},
+    {"rl.early_stop_variance", K_FLOAT, F(early_stop_var), 0, 1e9, NULL, "early-stop return variance"},
+    {"rl.seed", K_INT, F(seed), 0, 2147483647, NULL, "RNG seed"},
+    {"rl.pin_workers", K_INT, F(pin_workers), 0, 1, NULL, "pin workers to cores (0/1)"},
+    {"env.baseline_json", K_STRING, F(baseline_json), 0, 0, NULL, "per-module baselines"},
+    {"env.manifest", K_STRING, F(manifest), 0, 0, NULL, "training modules, one a line"},
+    {"env.target_device", K_STRING, F(target_device), 0, 0, "host", "where code runs"},
+    {"env.reward.success", K_FLOAT, F(w_success), -100, 100, NULL, "success weight"},
+    {"env.reward.compile_time", K_FLOAT, F(w_compile), -100, 100, NULL, "compile-time weight"},
+    {"env.reward.runtime", K_FLOAT, F(w_runtime), -100, 100, NULL, "runtime weight"},
+    {"env.reward.code_size", K_FLOAT, F(w_size), -100, 100, NULL, "code-size weight"},
+    {"env.reward.ema", K_FLOAT, F(reward_ema), 0, 0.9999, NULL, "reward EMA alpha (0 = off)"},
+    {"policy.arch", K_STRING, F(arch), 0, 0, "sage mlp", "network architecture"},
+    {"policy.hidden", K_INT, F(hidden), 4, 4096, NULL, "hidden width"},
+#undef F
+};
+
+enum { NKEYS = sizeof keys / sizeof keys[0] };
+
+void train_config_defaults(train_config *c) {
+  *c = (train_config){
+      .algorithm = "ppo", .num_workers = 2, .rollout_steps = 256,
+      .batch_size = 256, .minibatch = 64, .epochs = 4, .lr = 3e-4f,
+      .clip = 0.2f, .gamma = 0.99f, .lambda = 0.95f, .value_coef = 0.5f,
+      .entropy_start = 0.05f, .entropy_end = 0.01f, .epsilon_greedy = 0.1f,
+      .max_grad_norm = 0.5f, .max_steps = 16, .iterations = 100,
+      .checkpoint_every = 5, .early_stop_steps = 5000, .early_stop_var = 1e-3f,
+      .seed = 0, .pin_workers = 0, .baseline_json = "baseline.json",
+      .manifest = "", .target_device = "host", .w_success = 0.3f,
+      .w_compile = 0.2f, .w_runtime = 0.4f, .w_size = 0.1f, .reward_ema = 0,
+      .arch = "sage", .hidden = 64};
+}
+
+// ----------------------------------------------------------------------------
+// values
+
+static const struct key *find_key(const char *name) {
+  for (int i = 0; i < NKEYS; i++)
+    if (!strcmp(keys[i].name, name))
+      return &keys[i];
+  return NULL;
+}
+
+static bool word_in(const char *word, const char *list) {
+  size_t n = strlen(word);
+  for (const char *p = list; *p;) {
+    size_t len = strcspn(p, " ");
+    if (len == n && !strncmp(p, word, n))
+      return true;
+    p += len + (p[len] == ' ');
+  }
+  return false;
+}
+
+// Stores `text` into the field of `k`; returns NULL or a static reason.
+static const char *set_value(train_config *c, const struct key *k,
+                             const char *text) {
+  char *field = (char *)c + k->offset;
+  if (k->type == K_STRING) {
+    if (k->allowed && !word_in(text, k->allowed))
+      return "is not one of the allowed values";
+    if (strlen(text) >= k->size)
+      return "is too long";
+    strcpy(field, text);
+    return NULL;
+  }
+  char *end;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (end == text || *end || errno || !isfinite(v))
+    return "is not a number";
+  if (k->type == K_INT && v != floor(v))
+    return "is not an integer";
+  if (v < k->min || v > k->max)
+    return "is out of range";
+  if (k->type == K_INT)
+    *(int *)field = (int)v;
+  else
+    *(float *)field = (float)v;
+  return NULL;
+}
+
+static mqss_status key_error(mqss_session *s, const char *path,
+                             yaml_node_t *node, const char *name,
+                             const struct key *k, const char *why) {
+  strbuf hint = {0};
+  if (!k) {
+    sb_printf(&hint, "known keys:");
+    for (int i = 0; i < NKEYS; i++)
+      sb_printf(&hint, " %s", keys[i].name);
+  } else if (k->allowed) {
+    sb_printf(&hint, "allowed: %s", k->allowed);
+  } else if (k->type != K_STRING) {
+    sb_printf(&hint, "%s: a%s in [%g, %g]", k->help,
+              k->type == K_INT ? "n integer" : " number", k->min, k->max);
+  } else {
+    sb_printf(&hint, "%s", k->help);
+  }
+  mqss_status st = fail(s, MQSS_ERR_INVALID_ARG, "%s:%zu:%zu: key '%s' %s (%s)",
+                        path, node->start_mark.line + 1,
+                        node->start_mark.column + 1, name, why,
+                        hint.data ? hint.data : "");
+  sb_free(&hint);
+  return st;
+}
+
+// ----------------------------------------------------------------------------
+// the tree walk
+
+static mqss_status walk(mqss_session *s, const char *path, yaml_document_t *doc,
+                        yaml_node_t *map, const char *prefix, train_config *c) {
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+       p < map->data.mapping.pairs.top; p++) {
+    yaml_node_t *kn = yaml_document_get_node(doc, p->key);
+    yaml_node_t *vn = yaml_document_get_node(doc, p->value);
+    if (kn->type != YAML_SCALAR_NODE)
+      return key_error(s, path, kn, prefix, NULL, "has a non-scalar key");
+    char name[256];
+    snprintf(name, sizeof name, "%s%s%s", prefix, *prefix ? "." : "",
+             (const char *)kn->data.scalar.value);
+    if (vn->type == YAML_MAPPING_NODE) {
+      mqss_status st = walk(s, path, doc, vn, name, c);
+      if (st != MQSS_OK)
+        return st;
+      continue;
+    }
+    const struct key *k = find_key(name);
+    if (!k)
+      return key_error(s, path, kn, name, NULL, "is unknown");
+    if (vn->type != YAML_SCALAR_NODE)
+      return key_error(s, path, vn, name, k, "needs a single value");
+    const char *why = set_value(c, k, (const char *)vn->data.scalar.value);
+    if (why)
+      return key_error(s, path, vn, name, k, why);
+  }
+  return MQSS_OK;
+}
+
+static mqss_status check_consistency(mqss_session *s, const char *path,
+                                     const train_config *c) {
+  if (c->batch_size > c->rollout_steps)
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "%s: rl.batch_size (%d) exceeds rl.rollout_steps (%d); lower it",
+                path, c->batch_size, c->rollout_steps);
+  if (c->minibatch > c->batch_size)
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "%s: rl.minibatch (%d) exceeds rl.batch_size (%d); lower it",
+                path, c->minibatch, c->batch_size);
+  return MQSS_OK;
+}
+
+mqss_status train_config_load(mqss_session *s, const char *path,
+                              train_config *c) {
+  diag_reset(s, path);
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return fail(s, MQSS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  yaml_parser_initialize(&parser);
+  yaml_parser_set_input_file(&parser, f);
+  mqss_status st = MQSS_OK;
+  if (!yaml_parser_load(&parser, &doc)) {
+    st = fail(s, MQSS_ERR_PARSE, "%s:%zu:%zu: %s; fix the YAML syntax", path,
+              parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+              parser.problem ? parser.problem : "invalid YAML");
+  } else {
+    yaml_node_t *root = yaml_document_get_root_node(&doc);
+    if (root && root->type != YAML_MAPPING_NODE)
+      st = fail(s, MQSS_ERR_INVALID_ARG,
+                "%s:%zu:%zu: the top level must be a mapping of sections (rl, env, policy)",
+                path, root->start_mark.line + 1, root->start_mark.column + 1);
+    else if (root)
+      st = walk(s, path, &doc, root, "", c);
+    if (st == MQSS_OK)
+      st = check_consistency(s, path, c);
+    yaml_document_delete(&doc);
+  }
+  yaml_parser_delete(&parser);
+  fclose(f);
+  return st;
+}

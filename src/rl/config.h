@@ -1,0 +1,52 @@
+// Training configuration: the keys of train_config.yaml, their defaults and
+// ranges, and the loader. Internal to the library; `mqss train` uses it.
+#ifndef MQSS_RL_CONFIG_H
+#define MQSS_RL_CONFIG_H
+
+#include "internal.h"
+
+typedef struct {
+  // rl
+  char algorithm[16];     // only "ppo"
+  int num_workers;        // rollout worker processes
+  int rollout_steps;      // environment steps collected per iteration
+  int batch_size;         // samples per PPO update (<= rollout_steps)
+  int minibatch;          // samples per gradient step
+  int epochs;             // passes over each batch
+  float lr;               // Adam learning rate
+  float clip;             // PPO ratio clip epsilon
+  float gamma;            // discount
+  float lambda;           // GAE lambda
+  float value_coef;       // value-loss weight
+  float entropy_start;    // entropy bonus at iteration 0, linearly ...
+  float entropy_end;      // ... down to this at the last iteration
+  float epsilon_greedy;   // probability of a uniformly random valid action
+  float max_grad_norm;    // global-norm gradient clip
+  int max_steps;          // actions per episode before the forced STOP
+  int iterations;         // PPO iterations
+  int checkpoint_every;   // iterations between checkpoints
+  int early_stop_steps;   // window (env steps) of the early-stopping test
+  float early_stop_var;   // stop when the return variance stays under this
+  int seed;
+  int pin_workers;        // pin worker i to core i % ncores
+  // env
+  char baseline_json[512];
+  char manifest[512];     // training modules (one path a line)
+  char target_device[16]; // only "host"
+  float w_success, w_compile, w_runtime, w_size; // reward weights
+  float reward_ema;       // 0 = off, else EMA alpha (0.95 in DESIGN.md)
+  // policy
+  char arch[16];          // "sage" (GraphSAGE + MLP) or "mlp" (flat state)
+  int hidden;             // width of every hidden layer
+} train_config;
+
+// Fills `c` with the defaults (those of data/train_config.yaml).
+void train_config_defaults(train_config *c);
+
+// Loads `path` over the defaults. Unknown keys, wrong types and values out of
+// range fail with MQSS_ERR_INVALID_ARG and a message naming file:line:col and
+// the key, and saying what is allowed.
+mqss_status train_config_load(mqss_session *s, const char *path,
+                              train_config *c);
+
+#endif // MQSS_RL_CONFIG_H
