@@ -1,0 +1,371 @@
+// Unit tests of policy files (src/nn/safetensors.c): a written file reads
+// back bit-identically with its metadata; the byte layout is safetensors;
+// and corrupt, truncated, byte-flipped and mutated files (bad shapes,
+// dtypes, missing tensors, hashes, MLIR versions) give the right error and a
+// message, never a crash.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "nn/nn.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const nn_file_meta META = {
+    .mlir_version = "19.1.7",
+    .feature_hash = 0x0123456789abcdefull,
+    .catalog_hash = 0xfedcba9876543210ull,
+    .train_config = "data/train_config.yaml",
+    .train_commit = "26c45d8",
+    .train_date = "2025-01-31",
+    .train_steps = 1234,
+};
+
+static const nn_load_check CHECK = {
+    .feature_hash = 0x0123456789abcdefull,
+    .catalog_hash = 0xfedcba9876543210ull,
+    .mlir_version = "19.1.7",
+};
+
+static nn_model *small_model(nn_arch arch, uint64_t seed) {
+  nn_config cfg;
+  nn_config_default(&cfg);
+  cfg.arch = arch;
+  cfg.state_dim = 12;
+  cfg.node_dim = 5;
+  cfg.gnn_dim = 8;
+  cfg.hidden_dim = 16;
+  cfg.n_actions = 4;
+  cfg.param_count[1] = 2;
+  cfg.param_count[3] = 1;
+  nn_model *m = nn_model_create(&cfg, seed);
+  assert_non_null(m);
+  return m;
+}
+
+static uint64_t u64le(const uint8_t *p) {
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++)
+    v |= (uint64_t)p[i] << (8 * i);
+  return v;
+}
+
+static nn_status parse(const uint8_t *buf, size_t len, const nn_load_check *c,
+                       char *err) {
+  nn_model *m = NULL;
+  nn_status st = nn_policy_parse(buf, len, "t.safetensors", c, &m, NULL, err,
+                                 512);
+  if (st == NN_OK)
+    assert_non_null(m);
+  else
+    assert_null(m);
+  nn_model_destroy(m);
+  return st;
+}
+
+// ----------------------------------------------------------------------------
+// round trip
+
+static void roundtrip(nn_arch arch) {
+  nn_model *m = small_model(arch, 3);
+  char path[] = "/tmp/mqss-test-policy-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  char err[512] = "";
+  assert_int_equal(nn_policy_write(path, m, &META, err, sizeof err), NN_OK);
+  nn_model *r = NULL;
+  nn_file_meta meta;
+  nn_status st = nn_policy_read(path, &CHECK, &r, &meta, err, sizeof err);
+  if (st != NN_OK)
+    fail_msg("read failed: %s", err);
+  assert_int_equal(r->cfg.arch, arch);
+  assert_int_equal(r->n_params, m->n_params);
+  assert_memory_equal(r->params_memory, m->params_memory,
+                      sizeof(float) * m->n_params);
+  assert_memory_equal(r->param_off, m->param_off, sizeof m->param_off);
+  assert_int_equal(r->cfg.hidden_dim, 16);
+  assert_string_equal(meta.mlir_version, "19.1.7");
+  assert_true(meta.feature_hash == META.feature_hash);
+  assert_true(meta.catalog_hash == META.catalog_hash);
+  assert_string_equal(meta.train_config, META.train_config);
+  assert_string_equal(meta.train_commit, META.train_commit);
+  assert_string_equal(meta.train_date, META.train_date);
+  assert_int_equal(meta.train_steps, 1234);
+  nn_model_destroy(r);
+  remove(path);
+  nn_model_destroy(m);
+}
+
+static void test_roundtrip_gnn(void **state) {
+  (void)state;
+  roundtrip(NN_ARCH_GNN);
+}
+
+static void test_roundtrip_mlp(void **state) {
+  (void)state;
+  roundtrip(NN_ARCH_MLP);
+}
+
+static void test_layout(void **state) {
+  (void)state;
+  nn_model *m = small_model(NN_ARCH_GNN, 4);
+  uint8_t *buf, *buf2;
+  size_t len, len2;
+  assert_int_equal(nn_policy_serialize(m, &META, &buf, &len), NN_OK);
+  assert_int_equal(nn_policy_serialize(m, &META, &buf2, &len2), NN_OK);
+  assert_int_equal(len, len2); // deterministic bytes
+  assert_memory_equal(buf, buf2, len);
+  uint64_t hlen = u64le(buf);
+  assert_int_equal((8 + hlen) % 8, 0); // data is 8-byte aligned
+  assert_int_equal(len, 8 + hlen + 4 * m->n_params);
+  assert_int_equal(buf[8], '{');
+  cJSON *root = cJSON_ParseWithLength((const char *)buf + 8, hlen);
+  assert_non_null(root);
+  cJSON *fc1 = cJSON_GetObjectItem(root, "fc1.weight");
+  assert_string_equal(cJSON_GetObjectItem(fc1, "dtype")->valuestring, "F32");
+  cJSON *shape = cJSON_GetObjectItem(fc1, "shape");
+  assert_int_equal(cJSON_GetArrayItem(shape, 0)->valueint, 16);
+  assert_int_equal(cJSON_GetArrayItem(shape, 1)->valueint, 12 + 8);
+  // the bytes at fc1.weight's offsets are its little-endian floats
+  int begin = cJSON_GetArrayItem(cJSON_GetObjectItem(fc1, "data_offsets"), 0)->valueint;
+  float first;
+  memcpy(&first, buf + 8 + hlen + begin, 4); // x86-64 is little-endian
+  assert_true(first == m->params.fc1_w[0]);
+  cJSON *md = cJSON_GetObjectItem(root, "__metadata__");
+  assert_string_equal(cJSON_GetObjectItem(md, "architecture")->valuestring, "gnn");
+  assert_string_equal(cJSON_GetObjectItem(md, "param_counts")->valuestring, "0,2,0,1");
+  assert_string_equal(cJSON_GetObjectItem(md, "feature_layout_hash")->valuestring,
+                      "0123456789abcdef");
+  cJSON_Delete(root);
+  free(buf);
+  free(buf2);
+  nn_model_destroy(m);
+}
+
+// ----------------------------------------------------------------------------
+// damaged files
+
+static void test_not_safetensors(void **state) {
+  (void)state;
+  char err[512];
+  const char *mlir = "func.func @f() {\n  return\n}\n";
+  assert_int_equal(parse((const uint8_t *)mlir, strlen(mlir), NULL, err),
+                   NN_ERR_FORMAT);
+  assert_non_null(strstr(err, "not a safetensors file"));
+  assert_int_equal(parse((const uint8_t *)"", 0, NULL, err), NN_ERR_FORMAT);
+  // a plausible length followed by something that is not JSON
+  uint8_t junk[24] = {16, 0, 0, 0, 0, 0, 0, 0, 'h', 'e', 'l', 'l', 'o'};
+  assert_int_equal(parse(junk, sizeof junk, NULL, err), NN_ERR_FORMAT);
+  // valid JSON, but a bare safetensors file without our metadata
+  const char *bare = "{\"x\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,4]}}";
+  uint8_t b2[128] = {0};
+  size_t hl = strlen(bare);
+  b2[0] = (uint8_t)hl;
+  memcpy(b2 + 8, bare, hl);
+  assert_int_equal(parse(b2, 8 + hl + 4, NULL, err), NN_ERR_FORMAT);
+  assert_non_null(strstr(err, "__metadata__"));
+  nn_model *m = NULL;
+  assert_int_equal(nn_policy_read("/nonexistent/p.safetensors", NULL, &m, NULL,
+                                  err, sizeof err),
+                   NN_ERR_IO);
+  assert_non_null(strstr(err, "/nonexistent/p.safetensors"));
+}
+
+static void test_truncated_everywhere(void **state) {
+  (void)state;
+  nn_model *m = small_model(NN_ARCH_GNN, 5);
+  uint8_t *buf;
+  size_t len;
+  assert_int_equal(nn_policy_serialize(m, &META, &buf, &len), NN_OK);
+  char err[512];
+  assert_int_equal(parse(buf, len, &CHECK, err), NN_OK);
+  // every proper prefix, each in its own exact-size allocation so that
+  // ASan would catch a read past the end
+  for (size_t cut = 1; cut < len; cut++) {
+    uint8_t *p = malloc(cut);
+    memcpy(p, buf, cut);
+    nn_status st = parse(p, cut, &CHECK, err);
+    free(p);
+    if (st != NN_ERR_TRUNCATED)
+      fail_msg("cut at %zu of %zu: status %d (%s)", cut, len, st, err);
+  }
+  printf("  %zu truncation points rejected as truncated; e.g. %s\n", len - 1,
+         err);
+  free(buf);
+  nn_model_destroy(m);
+}
+
+static void test_byte_flips(void **state) {
+  (void)state;
+  nn_model *m = small_model(NN_ARCH_GNN, 6);
+  uint8_t *buf;
+  size_t len;
+  assert_int_equal(nn_policy_serialize(m, &META, &buf, &len), NN_OK);
+  size_t data = 8 + u64le(buf);
+  nn_rng r;
+  nn_rng_seed(&r, 77);
+  uint8_t *p = malloc(len);
+  char err[512];
+  int counts[16] = {0};
+  for (int i = 0; i < 3000; i++) {
+    memcpy(p, buf, len);
+    size_t at = nn_rng_u64(&r) % len;
+    uint8_t bit = (uint8_t)(1u << (nn_rng_u64(&r) % 8));
+    p[at] ^= bit;
+    err[0] = 0;
+    nn_status st = parse(p, len, &CHECK, err);
+    counts[st]++;
+    if (at >= data && st != NN_ERR_CORRUPT) // data flips break the checksum
+      fail_msg("flip at data byte %zu: status %d (%s)", at - data, st, err);
+    if (st != NN_OK && strncmp(err, "policy 't.safetensors': ", 24) != 0)
+      fail_msg("flip at %zu: status %d without a message: '%s'", at, st, err);
+  }
+  printf("  3000 flips: ok %d, format %d, truncated %d, corrupt %d, shape %d, "
+         "hash %d, version %d\n",
+         counts[NN_OK], counts[NN_ERR_FORMAT], counts[NN_ERR_TRUNCATED],
+         counts[NN_ERR_CORRUPT], counts[NN_ERR_SHAPE], counts[NN_ERR_HASH],
+         counts[NN_ERR_VERSION]);
+  assert_true(counts[NN_ERR_CORRUPT] > 0 && counts[NN_ERR_FORMAT] > 0);
+  free(p);
+  free(buf);
+  nn_model_destroy(m);
+}
+
+// ----------------------------------------------------------------------------
+// mutated headers
+
+typedef void (*mutate_fn)(cJSON *root);
+
+// Serialises a model, lets `mutate` edit the parsed header, and rebuilds the
+// file around the same data (re-padding the header).
+static nn_status mutated(mutate_fn mutate, const nn_load_check *c, char *err) {
+  nn_model *m = small_model(NN_ARCH_GNN, 8);
+  uint8_t *buf;
+  size_t len;
+  assert_int_equal(nn_policy_serialize(m, &META, &buf, &len), NN_OK);
+  uint64_t hlen = u64le(buf);
+  cJSON *root = cJSON_ParseWithLength((const char *)buf + 8, hlen);
+  assert_non_null(root);
+  mutate(root);
+  char *json = cJSON_PrintUnformatted(root);
+  size_t jl = strlen(json), pad = (jl + 7) / 8 * 8, dlen = len - 8 - hlen;
+  uint8_t *out = malloc(8 + pad + dlen);
+  for (int i = 0; i < 8; i++)
+    out[i] = (uint8_t)((uint64_t)pad >> (8 * i));
+  memcpy(out + 8, json, jl);
+  memset(out + 8 + jl, ' ', pad - jl);
+  memcpy(out + 8 + pad, buf + 8 + hlen, dlen);
+  nn_status st = parse(out, 8 + pad + dlen, c, err);
+  printf("  -> %s\n", err[0] ? err : "ok");
+  free(out);
+  free(json);
+  cJSON_Delete(root);
+  free(buf);
+  nn_model_destroy(m);
+  return st;
+}
+
+static void set_md(cJSON *root, const char *key, const char *val) {
+  cJSON *md = cJSON_GetObjectItem(root, "__metadata__");
+  cJSON_ReplaceItemInObject(md, key, cJSON_CreateString(val));
+}
+
+static void mut_none(cJSON *r) { (void)r; }
+static void mut_shape(cJSON *r) { // [16, 20] -> [20, 16]: same size
+  cJSON *sh = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "fc1.weight"), "shape");
+  cJSON_ReplaceItemInArray(sh, 0, cJSON_CreateNumber(20));
+  cJSON_ReplaceItemInArray(sh, 1, cJSON_CreateNumber(16));
+}
+static void mut_arch(cJSON *r) { set_md(r, "hidden_dim", "17"); }
+static void mut_dtype(cJSON *r) {
+  cJSON_ReplaceItemInObject(cJSON_GetObjectItem(r, "pi.bias"), "dtype",
+                            cJSON_CreateString("F16"));
+}
+static void mut_missing(cJSON *r) { cJSON_DeleteItemFromObject(r, "value.bias"); }
+static void mut_extra(cJSON *r) {
+  cJSON *t = cJSON_Duplicate(cJSON_GetObjectItem(r, "value.bias"), 1);
+  cJSON_AddItemToObject(r, "value.bias2", t);
+}
+static void mut_overlap(cJSON *r) { // value.bias reads the bytes before it
+  cJSON *of = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "value.bias"),
+                                  "data_offsets");
+  double b = cJSON_GetArrayItem(of, 0)->valuedouble;
+  cJSON_ReplaceItemInArray(of, 0, cJSON_CreateNumber(b - 4));
+  cJSON_ReplaceItemInArray(of, 1, cJSON_CreateNumber(b));
+}
+static void mut_version_fmt(cJSON *r) { set_md(r, "format_version", "2"); }
+static void mut_no_md(cJSON *r) { cJSON_DeleteItemFromObject(r, "__metadata__"); }
+static void mut_feature(cJSON *r) { set_md(r, "feature_layout_hash", "0000000000000001"); }
+static void mut_catalog(cJSON *r) { set_md(r, "catalog_hash", "0000000000000002"); }
+static void mut_badhash(cJSON *r) { set_md(r, "catalog_hash", "xyz"); }
+static void mut_mlir(cJSON *r) { set_md(r, "mlir_version", "18.1.8"); }
+static void mut_counts(cJSON *r) { set_md(r, "param_counts", "0,2,0"); }
+
+static void test_mutations(void **state) {
+  (void)state;
+  char err[512];
+  assert_int_equal(mutated(mut_none, &CHECK, err), NN_OK);
+  assert_int_equal(mutated(mut_shape, &CHECK, err), NN_ERR_SHAPE);
+  assert_non_null(strstr(err, "fc1.weight' has shape [20, 16]"));
+  assert_non_null(strstr(err, "needs [16, 20]"));
+  assert_int_equal(mutated(mut_arch, &CHECK, err), NN_ERR_SHAPE);
+  assert_int_equal(mutated(mut_dtype, &CHECK, err), NN_ERR_FORMAT);
+  assert_non_null(strstr(err, "F16"));
+  assert_int_equal(mutated(mut_missing, &CHECK, err), NN_ERR_FORMAT);
+  assert_non_null(strstr(err, "'value.bias' is missing"));
+  assert_int_equal(mutated(mut_extra, &CHECK, err), NN_ERR_FORMAT);
+  assert_int_equal(mutated(mut_overlap, &CHECK, err), NN_ERR_FORMAT);
+  assert_int_equal(mutated(mut_version_fmt, &CHECK, err), NN_ERR_FORMAT);
+  assert_int_equal(mutated(mut_no_md, &CHECK, err), NN_ERR_FORMAT);
+  assert_int_equal(mutated(mut_badhash, &CHECK, err), NN_ERR_FORMAT);
+  assert_int_equal(mutated(mut_counts, &CHECK, err), NN_ERR_FORMAT);
+  assert_int_equal(mutated(mut_feature, &CHECK, err), NN_ERR_HASH);
+  assert_non_null(strstr(err, "feature-layout hash 0000000000000001"));
+  assert_int_equal(mutated(mut_catalog, &CHECK, err), NN_ERR_HASH);
+  assert_non_null(strstr(err, "catalog hash"));
+  // hashes are not checked without a check struct
+  assert_int_equal(mutated(mut_feature, NULL, err), NN_OK);
+  // MLIR version: refused, unless explicitly allowed
+  assert_int_equal(mutated(mut_mlir, &CHECK, err), NN_ERR_VERSION);
+  assert_non_null(strstr(err, "MLIR 18.1.8"));
+  assert_non_null(strstr(err, "--allow-version-mismatch"));
+  nn_load_check allow = CHECK;
+  allow.allow_version_mismatch = true;
+  assert_int_equal(mutated(mut_mlir, &allow, err), NN_OK);
+}
+
+static void test_nonfinite_weight(void **state) {
+  (void)state;
+  nn_model *m = small_model(NN_ARCH_MLP, 9);
+  m->params.v_b[0] = NAN; // a diverged policy: checksum matches, value not
+  uint8_t *buf;
+  size_t len;
+  assert_int_equal(nn_policy_serialize(m, &META, &buf, &len), NN_OK);
+  char err[512];
+  assert_int_equal(parse(buf, len, &CHECK, err), NN_ERR_CORRUPT);
+  assert_non_null(strstr(err, "value.bias"));
+  free(buf);
+  nn_model_destroy(m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_roundtrip_gnn),
+      cmocka_unit_test(test_roundtrip_mlp),
+      cmocka_unit_test(test_layout),
+      cmocka_unit_test(test_not_safetensors),
+      cmocka_unit_test(test_truncated_everywhere),
+      cmocka_unit_test(test_byte_flips),
+      cmocka_unit_test(test_mutations),
+      cmocka_unit_test(test_nonfinite_weight),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
