@@ -1,0 +1,498 @@
+// The action catalog: loads data/catalog.yaml (libyaml's document API) into
+// an immutable array of mqss_action, checks it (unique names, known stages,
+// parameter slots that match the template), and hashes its content. Errors
+// name file:line:col of the offending YAML node. It does not run passes or
+// look at IR: see decision.c and safety.c.
+#include "internal.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+struct mqss_catalog {
+  mqss_session *session;
+  int n;                 // number of actions
+  mqss_action *actions;  // (n)
+  int stop;              // index of STOP or -1
+  uint64_t hash;
+  void **allocs;         // every string / array the actions point into
+  int n_allocs, cap_allocs;
+};
+
+// ----------------------------------------------------------------------------
+// small helpers
+
+static void *keep(mqss_catalog *c, void *p) {
+  if (!p)
+    return NULL;
+  if (c->n_allocs == c->cap_allocs) {
+    int cap = c->cap_allocs ? 2 * c->cap_allocs : 64;
+    void **a = realloc(c->allocs, (size_t)cap * sizeof *a);
+    if (!a) {
+      free(p);
+      return NULL;
+    }
+    c->allocs = a;
+    c->cap_allocs = cap;
+  }
+  c->allocs[c->n_allocs++] = p;
+  return p;
+}
+
+const char *mqss_stage_name(int bit) {
+  static const char *names[] = {
+#define MQSS_STAGE_NAME(name, b, text) text,
+      MQSS_STAGE_TABLE(MQSS_STAGE_NAME)
+#undef MQSS_STAGE_NAME
+  };
+  return bit >= 0 && bit < MQSS_NUM_STAGES ? names[bit] : "any";
+}
+
+// Stage bit set of a name; 0 for "any"; -1 when unknown.
+static long stage_bits(const char *name) {
+  if (!strcmp(name, "any"))
+    return 0;
+  for (int b = 0; b < MQSS_NUM_STAGES; b++)
+    if (!strcmp(name, mqss_stage_name(b)))
+      return 1L << b;
+  return -1;
+}
+
+const char *mqss_catalog_default_path(void) {
+  const char *env = getenv("MQSS_CATALOG");
+  if (env && *env)
+    return env;
+  // This file is <root>/src/actions/catalog.c; the catalog is
+  // <root>/data/catalog.yaml. An installed build would set MQSS_CATALOG.
+  static char path[4096];
+  if (!path[0]) {
+    const char *here = __FILE__;
+    const char *cut = strstr(here, "src/actions/catalog.c");
+    size_t root = cut ? (size_t)(cut - here) : 0;
+    snprintf(path, sizeof path, "%.*sdata/catalog.yaml", (int)root, here);
+  }
+  return path;
+}
+
+// ----------------------------------------------------------------------------
+// YAML access
+
+typedef struct {
+  mqss_catalog *cat;
+  yaml_document_t *doc;
+  const char *path;
+} loader;
+
+static mqss_status bad(loader *L, const yaml_node_t *n, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static mqss_status bad(loader *L, const yaml_node_t *n, const char *fmt, ...) {
+  strbuf msg = {0};
+  va_list ap;
+  va_start(ap, fmt);
+  sb_vprintf(&msg, fmt, ap);
+  va_end(ap);
+  diag_reset(L->cat->session, L->path);
+  mqss_status st = fail(L->cat->session, MQSS_ERR_PARSE, "%s:%lu:%lu: %s",
+                        L->path, n ? (unsigned long)n->start_mark.line + 1 : 1,
+                        n ? (unsigned long)n->start_mark.column + 1 : 1,
+                        msg.data ? msg.data : "");
+  sb_free(&msg);
+  return st;
+}
+
+static const char *scalar(const yaml_node_t *n) {
+  return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
+                                          : NULL;
+}
+
+// Value of key `key` in mapping `map`, or NULL.
+static yaml_node_t *get(loader *L, yaml_node_t *map, const char *key) {
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+       p < map->data.mapping.pairs.top; p++) {
+    const char *k = scalar(yaml_document_get_node(L->doc, p->key));
+    if (k && !strcmp(k, key))
+      return yaml_document_get_node(L->doc, p->value);
+  }
+  return NULL;
+}
+
+static mqss_status check_keys(loader *L, yaml_node_t *map,
+                              const char *const *allowed, const char *what) {
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+       p < map->data.mapping.pairs.top; p++) {
+    yaml_node_t *kn = yaml_document_get_node(L->doc, p->key);
+    const char *k = scalar(kn);
+    bool ok = false;
+    for (int i = 0; k && allowed[i]; i++)
+      ok |= !strcmp(k, allowed[i]);
+    if (!ok)
+      return bad(L, kn, "unknown key '%s' in %s; allowed keys are listed at "
+                 "the top of data/catalog.yaml", k ? k : "?", what);
+  }
+  return MQSS_OK;
+}
+
+static mqss_status get_int(loader *L, yaml_node_t *n, int64_t *out) {
+  const char *s = scalar(n);
+  char *end = NULL;
+  errno = 0;
+  long long v = s ? strtoll(s, &end, 10) : 0;
+  if (!s || !*s || *end || errno)
+    return bad(L, n, "expected an integer, got '%s'", s ? s : "a collection");
+  *out = v;
+  return MQSS_OK;
+}
+
+// A scalar or a sequence of scalars, as a NULL-free array owned by the catalog.
+static mqss_status get_list(loader *L, yaml_node_t *n, int *count,
+                            const char *const **out) {
+  *count = 0;
+  *out = NULL;
+  if (!n)
+    return MQSS_OK;
+  if (n->type == YAML_SCALAR_NODE) {
+    char **a = keep(L->cat, calloc(1, sizeof *a));
+    if (!a || !(a[0] = keep(L->cat, strdup(scalar(n)))))
+      return fail(L->cat->session, MQSS_ERR_NOMEM, "out of memory");
+    *count = 1;
+    *out = (const char *const *)a;
+    return MQSS_OK;
+  }
+  if (n->type != YAML_SEQUENCE_NODE)
+    return bad(L, n, "expected a list like [a, b]");
+  int len = (int)(n->data.sequence.items.top - n->data.sequence.items.start);
+  char **a = keep(L->cat, calloc((size_t)len + 1, sizeof *a));
+  if (!a)
+    return fail(L->cat->session, MQSS_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < len; i++) {
+    yaml_node_t *it =
+        yaml_document_get_node(L->doc, n->data.sequence.items.start[i]);
+    if (!scalar(it))
+      return bad(L, it, "expected a plain value in this list");
+    if (!(a[i] = keep(L->cat, strdup(scalar(it)))))
+      return fail(L->cat->session, MQSS_ERR_NOMEM, "out of memory");
+  }
+  *count = len;
+  *out = (const char *const *)a;
+  return MQSS_OK;
+}
+
+static mqss_status get_stages(loader *L, yaml_node_t *n, unsigned *out) {
+  int count;
+  const char *const *names;
+  mqss_status st = get_list(L, n, &count, &names);
+  *out = 0;
+  for (int i = 0; st == MQSS_OK && i < count; i++) {
+    long b = stage_bits(names[i]);
+    if (b < 0)
+      return bad(L, n, "unknown stage '%s'; use any, tensor, buffer, linalg, "
+                 "loops, affine, vector or llvm", names[i]);
+    *out |= (unsigned)b;
+  }
+  return st;
+}
+
+// ----------------------------------------------------------------------------
+// one action
+
+static mqss_status load_param(loader *L, yaml_node_t *n, mqss_param *p) {
+  static const char *const keys[] = {"name", "kind", "min", "max", "values",
+                                     NULL};
+  if (n->type != YAML_MAPPING_NODE)
+    return bad(L, n, "a parameter is a mapping {name, kind, ...}");
+  mqss_status st = check_keys(L, n, keys, "a parameter");
+  if (st)
+    return st;
+  const char *name = scalar(get(L, n, "name"));
+  const char *kind = scalar(get(L, n, "kind"));
+  if (!name || !*name)
+    return bad(L, n, "parameter without a name");
+  if (!(p->name = keep(L->cat, strdup(name))))
+    return fail(L->cat->session, MQSS_ERR_NOMEM, "out of memory");
+  if (!kind)
+    return bad(L, n, "parameter '%s' has no kind (int, log-int, choice, bool)",
+               name);
+  if (!strcmp(kind, "int") || !strcmp(kind, "log-int")) {
+    p->kind = kind[0] == 'i' ? MQSS_PARAM_INT : MQSS_PARAM_LOG_INT;
+    yaml_node_t *lo = get(L, n, "min"), *hi = get(L, n, "max");
+    if (!lo || !hi)
+      return bad(L, n, "parameter '%s' needs min and max", name);
+    if ((st = get_int(L, lo, &p->min)) || (st = get_int(L, hi, &p->max)))
+      return st;
+    if (p->min > p->max || (p->kind == MQSS_PARAM_LOG_INT && p->min < 1))
+      return bad(L, lo, "parameter '%s': need %smin <= max", name,
+                 p->kind == MQSS_PARAM_LOG_INT ? "1 <= " : "");
+  } else if (!strcmp(kind, "choice")) {
+    p->kind = MQSS_PARAM_CHOICE;
+    yaml_node_t *v = get(L, n, "values");
+    if (!v)
+      return bad(L, n, "choice parameter '%s' needs values: [...]", name);
+    if ((st = get_list(L, v, &p->n_values, &p->values)))
+      return st;
+    if (p->n_values < 1)
+      return bad(L, v, "choice parameter '%s' has no values", name);
+  } else if (!strcmp(kind, "bool")) {
+    p->kind = MQSS_PARAM_BOOL;
+    p->min = 0;
+    p->max = 1;
+  } else {
+    return bad(L, get(L, n, "kind"), "unknown parameter kind '%s'; use int, "
+               "log-int, choice or bool", kind);
+  }
+  return MQSS_OK;
+}
+
+// Checks that every $SLOT of the template names a parameter and every
+// parameter appears.
+static mqss_status check_slots(loader *L, yaml_node_t *n, const mqss_action *a) {
+  int used[MQSS_MAX_PARAMS] = {0};
+  for (const char *s = strchr(a->pipeline, '$'); s; s = strchr(s + 1, '$')) {
+    size_t len = strspn(s + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "abcdefghijklmnopqrstuvwxyz0123456789_");
+    int found = -1;
+    for (int i = 0; i < a->n_params; i++)
+      if (strlen(a->params[i].name) == len &&
+          !strncmp(a->params[i].name, s + 1, len))
+        found = i;
+    if (found < 0)
+      return bad(L, n, "action '%s': pipeline slot $%.*s has no parameter",
+                 a->name, (int)len, s + 1);
+    used[found] = 1;
+  }
+  for (int i = 0; i < a->n_params; i++)
+    if (!used[i])
+      return bad(L, n, "action '%s': parameter '%s' is not used as $%s in "
+                 "the pipeline", a->name, a->params[i].name, a->params[i].name);
+  return MQSS_OK;
+}
+
+static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
+  static const char *const keys[] = {"name", "pipeline", "anchor", "requires",
+                                     "forbids", "needs", "produces", "params",
+                                     "stop", NULL};
+  if (n->type != YAML_MAPPING_NODE)
+    return bad(L, n, "an action is a mapping {name, pipeline, anchor, ...}");
+  mqss_status st = check_keys(L, n, keys, "an action");
+  if (st)
+    return st;
+  a->line = (int)n->start_mark.line + 1;
+  const char *name = scalar(get(L, n, "name"));
+  if (!name || !*name)
+    return bad(L, n, "action without a name");
+  if (!(a->name = keep(L->cat, strdup(name))))
+    return fail(L->cat->session, MQSS_ERR_NOMEM, "out of memory");
+  const char *stop = scalar(get(L, n, "stop"));
+  a->is_stop = stop && !strcmp(stop, "true");
+  const char *pipeline = scalar(get(L, n, "pipeline"));
+  const char *anchor = scalar(get(L, n, "anchor"));
+  if (a->is_stop) {
+    pipeline = "";
+    anchor = "builtin.module";
+  } else if (!pipeline || !*pipeline) {
+    return bad(L, n, "action '%s' has no pipeline", name);
+  }
+  if (!anchor)
+    anchor = "func.func";
+  if (strcmp(anchor, "func.func") && strcmp(anchor, "builtin.module"))
+    return bad(L, get(L, n, "anchor"), "action '%s': anchor must be func.func "
+               "or builtin.module, not '%s'", name, anchor);
+  if (!(a->pipeline = keep(L->cat, strdup(pipeline))) ||
+      !(a->anchor = keep(L->cat, strdup(anchor))))
+    return fail(L->cat->session, MQSS_ERR_NOMEM, "out of memory");
+  if ((st = get_stages(L, get(L, n, "requires"), &a->requires_stages)) ||
+      (st = get_stages(L, get(L, n, "forbids"), &a->forbids_stages)) ||
+      (st = get_stages(L, get(L, n, "produces"), &a->produces_stages)) ||
+      (st = get_list(L, get(L, n, "needs"), &a->n_needs, &a->needs)))
+    return st;
+  yaml_node_t *ps = get(L, n, "params");
+  if (ps) {
+    if (ps->type != YAML_SEQUENCE_NODE)
+      return bad(L, ps, "params must be a list of {name, kind, ...}");
+    int np = (int)(ps->data.sequence.items.top - ps->data.sequence.items.start);
+    if (np > MQSS_MAX_PARAMS)
+      return bad(L, ps, "action '%s' has %d parameters; at most %d", name, np,
+                 MQSS_MAX_PARAMS);
+    mqss_param *params = keep(L->cat, calloc((size_t)np + 1, sizeof *params));
+    if (!params)
+      return fail(L->cat->session, MQSS_ERR_NOMEM, "out of memory");
+    for (int i = 0; i < np; i++) {
+      yaml_node_t *pn =
+          yaml_document_get_node(L->doc, ps->data.sequence.items.start[i]);
+      if ((st = load_param(L, pn, &params[i])))
+        return st;
+    }
+    a->params = params;
+    a->n_params = np;
+  }
+  return check_slots(L, n, a);
+}
+
+// ----------------------------------------------------------------------------
+// hash
+
+static void hash_bytes(uint64_t *h, const void *data, size_t len) {
+  const unsigned char *p = data;
+  for (size_t i = 0; i < len; i++) {
+    *h ^= p[i];
+    *h *= 0x100000001b3ULL;
+  }
+}
+
+static void hash_str(uint64_t *h, const char *s) {
+  hash_bytes(h, s, strlen(s) + 1); // the NUL separates fields
+}
+
+static uint64_t catalog_hash(const mqss_catalog *c) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  char num[64];
+  for (int i = 0; i < c->n; i++) {
+    const mqss_action *a = &c->actions[i];
+    hash_str(&h, a->name);
+    hash_str(&h, a->pipeline);
+    hash_str(&h, a->anchor);
+    snprintf(num, sizeof num, "%u/%u/%u/%d", a->requires_stages,
+             a->forbids_stages, a->produces_stages, a->is_stop);
+    hash_str(&h, num);
+    for (int k = 0; k < a->n_needs; k++)
+      hash_str(&h, a->needs[k]);
+    for (int k = 0; k < a->n_params; k++) {
+      const mqss_param *p = &a->params[k];
+      snprintf(num, sizeof num, "%s:%d:%lld:%lld", p->name, (int)p->kind,
+               (long long)p->min, (long long)p->max);
+      hash_str(&h, num);
+      for (int v = 0; v < p->n_values; v++)
+        hash_str(&h, p->values[v]);
+    }
+  }
+  return h;
+}
+
+// ----------------------------------------------------------------------------
+// load
+
+static mqss_status load_document(loader *L, yaml_node_t *root) {
+  mqss_catalog *c = L->cat;
+  if (!root || root->type != YAML_MAPPING_NODE)
+    return bad(L, root, "a catalog is a mapping with 'version' and 'actions'");
+  static const char *const keys[] = {"version", "actions", NULL};
+  mqss_status st = check_keys(L, root, keys, "the catalog");
+  if (st)
+    return st;
+  const char *version = scalar(get(L, root, "version"));
+  if (!version || strcmp(version, "1"))
+    return bad(L, root, "unsupported catalog version '%s'; this mqss reads "
+               "version: 1", version ? version : "(none)");
+  yaml_node_t *acts = get(L, root, "actions");
+  if (!acts || acts->type != YAML_SEQUENCE_NODE)
+    return bad(L, acts ? acts : root, "'actions' must be a list of actions");
+  int n = (int)(acts->data.sequence.items.top - acts->data.sequence.items.start);
+  if (n < 1)
+    return bad(L, acts, "the catalog has no actions");
+  c->actions = calloc((size_t)n, sizeof *c->actions);
+  if (!c->actions)
+    return fail(c->session, MQSS_ERR_NOMEM, "out of memory");
+  c->n = n;
+  c->stop = -1;
+  for (int i = 0; i < n; i++) {
+    yaml_node_t *an =
+        yaml_document_get_node(L->doc, acts->data.sequence.items.start[i]);
+    if ((st = load_action(L, an, &c->actions[i])))
+      return st;
+    for (int j = 0; j < i; j++)
+      if (!strcmp(c->actions[j].name, c->actions[i].name))
+        return bad(L, an, "duplicate action name '%s' (first at line %d)",
+                   c->actions[i].name, c->actions[j].line);
+    if (c->actions[i].is_stop) {
+      if (c->stop >= 0)
+        return bad(L, an, "more than one STOP action");
+      c->stop = i;
+    }
+  }
+  c->hash = catalog_hash(c);
+  return MQSS_OK;
+}
+
+mqss_status mqss_catalog_load(mqss_session *s, const char *path,
+                              mqss_catalog **out) {
+  if (!s || !out)
+    return s ? fail(s, MQSS_ERR_INVALID_ARG, "catalog: NULL argument")
+             : MQSS_ERR_INVALID_ARG;
+  *out = NULL;
+  if (!path)
+    path = mqss_catalog_default_path();
+  diag_reset(s, path);
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return fail(s, MQSS_ERR_IO, "cannot open catalog '%s': %s (set "
+                "MQSS_CATALOG or pass a path)", path, strerror(errno));
+  mqss_catalog *c = calloc(1, sizeof *c);
+  if (!c) {
+    fclose(f);
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  }
+  c->session = s;
+  loader L = {c, NULL, path};
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  mqss_status st = MQSS_OK;
+  if (!yaml_parser_initialize(&parser)) {
+    st = fail(s, MQSS_ERR_NOMEM, "out of memory");
+  } else {
+    yaml_parser_set_input_file(&parser, f);
+    if (!yaml_parser_load(&parser, &doc)) {
+      st = fail(s, MQSS_ERR_PARSE, "%s:%lu:%lu: %s%s%s", path,
+                (unsigned long)parser.problem_mark.line + 1,
+                (unsigned long)parser.problem_mark.column + 1,
+                parser.problem ? parser.problem : "YAML syntax error",
+                parser.context ? " " : "",
+                parser.context ? parser.context : "");
+    } else {
+      L.doc = &doc;
+      st = load_document(&L, yaml_document_get_root_node(&doc));
+      yaml_document_delete(&doc);
+    }
+    yaml_parser_delete(&parser);
+  }
+  fclose(f);
+  if (st != MQSS_OK) {
+    mqss_catalog_destroy(c);
+    return st;
+  }
+  *out = c;
+  return MQSS_OK;
+}
+
+void mqss_catalog_destroy(mqss_catalog *c) {
+  if (!c)
+    return;
+  for (int i = 0; i < c->n_allocs; i++)
+    free(c->allocs[i]);
+  free(c->allocs);
+  free(c->actions);
+  free(c);
+}
+
+// ----------------------------------------------------------------------------
+// queries
+
+int mqss_catalog_size(const mqss_catalog *c) { return c ? c->n : 0; }
+
+const mqss_action *mqss_catalog_action(const mqss_catalog *c, int i) {
+  return c && i >= 0 && i < c->n ? &c->actions[i] : NULL;
+}
+
+int mqss_catalog_find(const mqss_catalog *c, const char *name) {
+  for (int i = 0; c && name && i < c->n; i++)
+    if (!strcmp(c->actions[i].name, name))
+      return i;
+  return -1;
+}
+
+int mqss_catalog_stop(const mqss_catalog *c) { return c ? c->stop : -1; }
+
+uint64_t mqss_catalog_hash(const mqss_catalog *c) { return c ? c->hash : 0; }
+
+mqss_session *catalog_session(const mqss_catalog *c) { return c->session; }

@@ -1,0 +1,186 @@
+// Decisions: maps the policy's continuous parameter values onto each
+// parameter's range, fills the catalog's pipeline templates, and applies a
+// decision to a module, either to the whole module or to one func.func
+// ("which IR segment"). It does not check preconditions (safety.c) and does
+// not choose anything.
+//
+// Scoping works by running a pass manager anchored on func.func directly on
+// the named function op (mlirPassManagerCreateOnOperation + RunOnOp): the
+// other functions are never touched, and the pass manager still verifies the
+// function after each pass. MLIR's pipeline text itself has no way to name a
+// function.
+#include "internal.h"
+
+#include <math.h>
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/Pass.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// parameter mapping
+
+int64_t mqss_param_map(const mqss_param *p, float u) {
+  if (!p)
+    return 0;
+  double v = isnan(u) ? 0.0 : u;
+  v = v < -1.0 ? -1.0 : v > 1.0 ? 1.0 : v;
+  double t = (v + 1.0) / 2.0; // [0, 1]
+  switch (p->kind) {
+  case MQSS_PARAM_INT:
+    return p->min + (int64_t)llround(t * (double)(p->max - p->min));
+  case MQSS_PARAM_LOG_INT: {
+    double lo = (double)p->min, hi = (double)p->max;
+    int64_t r = (int64_t)llround(lo * pow(hi / lo, t));
+    return r < p->min ? p->min : r > p->max ? p->max : r;
+  }
+  case MQSS_PARAM_CHOICE: {
+    int64_t i = (int64_t)floor(t * p->n_values);
+    return i >= p->n_values ? p->n_values - 1 : i;
+  }
+  case MQSS_PARAM_BOOL:
+    return v > 0.0;
+  }
+  return 0;
+}
+
+// ----------------------------------------------------------------------------
+// pipeline text
+
+// Appends the pass text of action `a` with parameters from `u` to sb.
+static void fill_template(strbuf *sb, const mqss_action *a, const float *u) {
+  const char *s = a->pipeline;
+  while (*s) {
+    const char *d = strchr(s, '$');
+    if (!d) {
+      sb_printf(sb, "%s", s);
+      break;
+    }
+    sb_append(sb, s, (size_t)(d - s));
+    size_t len = strspn(d + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                               "abcdefghijklmnopqrstuvwxyz0123456789_");
+    for (int i = 0; i < a->n_params; i++) {
+      const mqss_param *p = &a->params[i];
+      if (strlen(p->name) != len || strncmp(p->name, d + 1, len))
+        continue;
+      int64_t v = mqss_param_map(p, u[i]);
+      if (p->kind == MQSS_PARAM_CHOICE)
+        sb_printf(sb, "%s", p->values[v]);
+      else if (p->kind == MQSS_PARAM_BOOL)
+        sb_printf(sb, "%s", v ? "true" : "false");
+      else
+        sb_printf(sb, "%lld", (long long)v);
+    }
+    s = d + 1 + len;
+  }
+}
+
+static const mqss_action *decision_action(const mqss_catalog *c,
+                                          const mqss_decision *d) {
+  const mqss_action *a = d ? mqss_catalog_action(c, d->action) : NULL;
+  if (!a && c)
+    fail(catalog_session(c), MQSS_ERR_INVALID_ARG,
+         "decision: action %d is not in the catalog (0..%d)",
+         d ? d->action : -1, mqss_catalog_size(c) - 1);
+  return a;
+}
+
+char *mqss_decision_pipeline(const mqss_catalog *c, const mqss_decision *d) {
+  const mqss_action *a = decision_action(c, d);
+  if (!a)
+    return NULL;
+  strbuf sb = {0};
+  if (a->is_stop) {
+    sb_append(&sb, "", 0);
+    return sb.data;
+  }
+  sb_printf(&sb, "%s(", a->anchor);
+  fill_template(&sb, a, d->u);
+  sb_append(&sb, ")", 1);
+  return sb.data;
+}
+
+// ----------------------------------------------------------------------------
+// apply
+
+// The top-level func.func called `name`, or a null op.
+MlirOperation find_function(const mqss_module *m, const char *name) {
+  MlirBlock body = mlirModuleGetBody(m->mod);
+  for (MlirOperation op = mlirBlockGetFirstOperation(body);
+       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
+    MlirStringRef opname =
+        mlirIdentifierStr(mlirOperationGetName(op));
+    if (opname.length != 9 || memcmp(opname.data, "func.func", 9))
+      continue;
+    MlirAttribute sym = mlirOperationGetAttributeByName(
+        op, mlirStringRefCreateFromCString("sym_name"));
+    if (mlirAttributeIsNull(sym) || !mlirAttributeIsAString(sym))
+      continue;
+    MlirStringRef s = mlirStringAttrGetValue(sym);
+    if (s.length == strlen(name) && !memcmp(s.data, name, s.length))
+      return op;
+  }
+  return (MlirOperation){NULL};
+}
+
+static mqss_status run_on_function(mqss_module *m, MlirOperation fn,
+                                   const char *text, const char *target) {
+  mqss_session *s = m->session;
+  diag_reset(s, m->name);
+  MlirPassManager pm = mlirPassManagerCreateOnOperation(
+      s->ctx, mlirStringRefCreateFromCString("func.func"));
+  strbuf perr = {0};
+  mqss_status st = MQSS_OK;
+  MlirLogicalResult ok = mlirParsePassPipeline(
+      mlirPassManagerGetAsOpPassManager(pm),
+      mlirStringRefCreateFromCString(text), sb_mlir_callback, &perr);
+  if (mlirLogicalResultIsFailure(ok)) {
+    st = fail(s, MQSS_ERR_PIPELINE, "invalid pipeline '%s': %s", text,
+              perr.data ? perr.data : "parse error");
+  } else if (mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, fn))) {
+    bool valid = mlirOperationVerify(mlirModuleGetOperation(m->mod));
+    st = fail(s, valid ? MQSS_ERR_PASS_FAILED : MQSS_ERR_VERIFY,
+              "pipeline '%s' %s on @%s of '%s'", text,
+              valid ? "failed" : "produced invalid IR", target, m->name);
+  }
+  mlirPassManagerDestroy(pm);
+  sb_free(&perr);
+  return st;
+}
+
+mqss_status mqss_decision_apply(mqss_module *m, const mqss_catalog *c,
+                                const mqss_decision *d) {
+  if (!m || !c || !d)
+    return m ? fail(m->session, MQSS_ERR_INVALID_ARG, "apply: NULL argument")
+             : MQSS_ERR_INVALID_ARG;
+  const mqss_action *a = decision_action(c, d);
+  if (!a)
+    return MQSS_ERR_INVALID_ARG;
+  if (a->is_stop)
+    return MQSS_OK;
+  char *text = mqss_decision_pipeline(c, d);
+  if (!text)
+    return fail(m->session, MQSS_ERR_NOMEM, "out of memory");
+  mqss_status st;
+  if (!d->target) {
+    st = mqss_module_run_pipeline(m, text);
+  } else if (strcmp(a->anchor, "func.func")) {
+    diag_reset(m->session, m->name);
+    st = fail(m->session, MQSS_ERR_INVALID_ARG,
+              "action '%s' is anchored on %s and cannot be scoped to @%s; "
+              "apply it to the whole module", a->name, a->anchor, d->target);
+  } else {
+    MlirOperation fn = find_function(m, d->target);
+    if (mlirOperationIsNull(fn)) {
+      diag_reset(m->session, m->name);
+      st = fail(m->session, MQSS_ERR_INVALID_ARG,
+                "'%s' has no function @%s to scope action '%s' to", m->name,
+                d->target, a->name);
+    } else {
+      st = run_on_function(m, fn, text, d->target);
+    }
+  }
+  free(text);
+  return st;
+}

@@ -1,0 +1,223 @@
+// The safety layer: static preconditions of each catalog action, evaluated
+// on the live IR. One walk summarises the IR (stages present, distinct op
+// names); each action's requires / forbids / needs lists from the catalog
+// are then checked against that summary. It knows nothing about specific
+// passes: the rules are data in data/catalog.yaml. It does not run passes.
+#include "internal.h"
+
+#include <mlir-c/BuiltinTypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// stage detection
+
+// Dialect prefixes that put the IR in a stage by their mere presence.
+static const struct {
+  const char *dialect;
+  unsigned stage;
+} dialect_stage[] = {
+    {"linalg", MQSS_STAGE_LINALG}, {"scf", MQSS_STAGE_LOOPS},
+    {"affine", MQSS_STAGE_AFFINE}, {"vector", MQSS_STAGE_VECTOR},
+    {"llvm", MQSS_STAGE_LLVM},
+};
+
+static unsigned type_stages(MlirType t) {
+  if (mlirTypeIsATensor(t))
+    return MQSS_STAGE_TENSOR;
+  if (mlirTypeIsAMemRef(t) || mlirTypeIsAUnrankedMemRef(t))
+    return MQSS_STAGE_BUFFER;
+  return 0;
+}
+
+static bool has_prefix(MlirStringRef name, const char *dialect) {
+  size_t n = strlen(dialect);
+  return name.length > n && name.data[n] == '.' &&
+         !memcmp(name.data, dialect, n);
+}
+
+unsigned op_stages(MlirOperation op) {
+  unsigned st = 0;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  for (size_t i = 0; i < sizeof dialect_stage / sizeof *dialect_stage; i++)
+    if (has_prefix(name, dialect_stage[i].dialect))
+      st |= dialect_stage[i].stage;
+  for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++)
+    st |= type_stages(mlirValueGetType(mlirOperationGetResult(op, i)));
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++) {
+    MlirRegion region = mlirOperationGetRegion(op, r);
+    for (MlirBlock b = mlirRegionGetFirstBlock(region); !mlirBlockIsNull(b);
+         b = mlirBlockGetNextInRegion(b))
+      for (intptr_t a = 0; a < mlirBlockGetNumArguments(b); a++)
+        st |= type_stages(mlirValueGetType(mlirBlockGetArgument(b, a)));
+  }
+  return st;
+}
+
+// ----------------------------------------------------------------------------
+// IR summary
+
+static MlirWalkResult summarise(MlirOperation op, void *user) {
+  ir_summary *sum = user;
+  sum->stages |= op_stages(op);
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  for (int i = 0; i < sum->n_names; i++)
+    if (sum->names[i].data == name.data) // identifiers are uniqued
+      return MlirWalkResultAdvance;
+  if (sum->n_names == sum->cap_names) {
+    int cap = sum->cap_names ? 2 * sum->cap_names : 32;
+    MlirStringRef *p = realloc(sum->names, (size_t)cap * sizeof *p);
+    if (!p)
+      return MlirWalkResultAdvance; // a missed name only blocks more actions
+    sum->names = p;
+    sum->cap_names = cap;
+  }
+  sum->names[sum->n_names++] = name;
+  return MlirWalkResultAdvance;
+}
+
+void ir_summary_scan(MlirOperation root, ir_summary *out) {
+  memset(out, 0, sizeof *out);
+  mlirOperationWalk(root, summarise, out, MlirWalkPreOrder);
+}
+
+bool ir_summary_has(const ir_summary *sum, const char *what) {
+  size_t n = strlen(what);
+  for (int i = 0; i < sum->n_names; i++) {
+    MlirStringRef s = sum->names[i];
+    if ((s.length == n && !memcmp(s.data, what, n)) || has_prefix(s, what))
+      return true;
+  }
+  return false;
+}
+
+void ir_summary_free(ir_summary *sum) {
+  free(sum->names);
+  memset(sum, 0, sizeof *sum);
+}
+
+unsigned mqss_module_stages(const mqss_module *m) {
+  if (!m)
+    return 0;
+  ir_summary sum;
+  ir_summary_scan(mlirModuleGetOperation(m->mod), &sum);
+  unsigned st = sum.stages;
+  ir_summary_free(&sum);
+  return st;
+}
+
+// ----------------------------------------------------------------------------
+// checks
+
+static void stage_list(unsigned bits, char *buf, size_t len) {
+  size_t used = 0;
+  buf[0] = 0;
+  for (int b = 0; b < MQSS_NUM_STAGES && used < len; b++)
+    if (bits & (1u << b))
+      used += (size_t)snprintf(buf + used, len - used, "%s%s",
+                               used ? "+" : "", mqss_stage_name(b));
+}
+
+// The reason action `a` is blocked on `sum`, into why; true when allowed.
+static bool check(const mqss_action *a, const ir_summary *sum, bool scoped,
+                  char *why, size_t why_len) {
+  char want[128], have[128];
+  if (a->is_stop)
+    return true;
+  if (scoped && strcmp(a->anchor, "func.func")) {
+    snprintf(why, why_len, "blocked: anchored on %s, cannot be scoped to "
+             "one function", a->anchor);
+    return false;
+  }
+  unsigned missing = a->requires_stages & ~sum->stages;
+  if (missing) {
+    stage_list(missing, want, sizeof want);
+    stage_list(sum->stages, have, sizeof have);
+    snprintf(why, why_len, "blocked: requires stage %s; IR is %s", want,
+             have[0] ? have : "scalar");
+    return false;
+  }
+  unsigned bad = a->forbids_stages & sum->stages;
+  if (bad) {
+    stage_list(bad, want, sizeof want);
+    snprintf(why, why_len, "blocked: not allowed while the IR has %s (e.g. "
+             "unbufferized tensors)", want);
+    return false;
+  }
+  if (a->n_needs) {
+    for (int i = 0; i < a->n_needs; i++)
+      if (ir_summary_has(sum, a->needs[i])) {
+        snprintf(why, why_len, "allowed");
+        return true;
+      }
+    size_t used = (size_t)snprintf(why, why_len, "blocked: needs one of");
+    for (int i = 0; i < a->n_needs && used < why_len; i++)
+      used += (size_t)snprintf(why + used, why_len - used, "%s %s",
+                               i ? "," : "", a->needs[i]);
+    if (used < why_len)
+      snprintf(why + used, why_len - used, "; none in the IR");
+    return false;
+  }
+  snprintf(why, why_len, "allowed");
+  return true;
+}
+
+// Scans the module, or only function `target`; false when it is missing.
+static bool scan(const mqss_module *m, const char *target, ir_summary *sum) {
+  if (!target) {
+    ir_summary_scan(mlirModuleGetOperation(m->mod), sum);
+    return true;
+  }
+  MlirOperation fn = find_function(m, target);
+  if (mlirOperationIsNull(fn)) {
+    memset(sum, 0, sizeof *sum);
+    return false;
+  }
+  ir_summary_scan(fn, sum);
+  return true;
+}
+
+int mqss_action_check(const mqss_module *m, const mqss_catalog *c, int action,
+                      const char *target, char *why, size_t why_len) {
+  char local[256];
+  if (!why || !why_len) {
+    why = local;
+    why_len = sizeof local;
+  }
+  const mqss_action *a = mqss_catalog_action(c, action);
+  if (!m || !a) {
+    snprintf(why, why_len, "blocked: no such action %d", action);
+    return 0;
+  }
+  if (a->is_stop) {
+    snprintf(why, why_len, "allowed");
+    return 1;
+  }
+  ir_summary sum;
+  if (!scan(m, target, &sum)) {
+    snprintf(why, why_len, "blocked: no function @%s in the module", target);
+    return 0;
+  }
+  bool ok = check(a, &sum, target != NULL, why, why_len);
+  ir_summary_free(&sum);
+  return ok;
+}
+
+int mqss_action_mask(const mqss_module *m, const mqss_catalog *c,
+                     const char *target, uint8_t *mask) {
+  if (!m || !c || !mask)
+    return -1;
+  int n = mqss_catalog_size(c), allowed = 0;
+  ir_summary sum;
+  bool found = scan(m, target, &sum);
+  char why[256];
+  for (int i = 0; i < n; i++) {
+    const mqss_action *a = mqss_catalog_action(c, i);
+    mask[i] = a->is_stop || (found && check(a, &sum, target != NULL, why,
+                                           sizeof why));
+    allowed += mask[i];
+  }
+  ir_summary_free(&sum);
+  return allowed;
+}

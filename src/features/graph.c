@@ -1,0 +1,266 @@
+// The IR graph for the GraphSAGE encoder: a node per op and per block of the
+// live module, undirected use-def, op<->block and block<->parent-op edges,
+// per-node features, stored as CSR (see mqss_graph in mqss.h). It does not
+// aggregate or learn anything; src/nn does.
+#include "features/irscan.h"
+
+#include <math.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// collecting nodes and edges
+
+typedef struct {
+  int a, b;
+} edge;
+
+typedef struct {
+  MlirOperation op;
+  int depth;          // nesting depth, the module op is 0
+  int block;          // index of the containing block, -1 at the root
+} op_node;
+
+typedef struct {
+  MlirBlock block;
+  int owner;          // index of the op owning the block's region
+} block_node;
+
+typedef struct {
+  op_node *ops;       // (n_ops) in pre-order
+  int n_ops, cap_ops;
+  block_node *blocks; // (n_blocks)
+  int n_blocks, cap_blocks;
+  edge *edges;        // (n_edges) directed; each undirected edge twice
+  int n_edges, cap_edges;
+  bool oom;
+} builder;
+
+static bool grow(void **p, int *cap, int need, size_t elem) {
+  if (need <= *cap)
+    return true;
+  int cap2 = *cap ? *cap * 2 : 64;
+  while (cap2 < need)
+    cap2 *= 2;
+  void *q = realloc(*p, (size_t)cap2 * elem);
+  if (!q)
+    return false;
+  *p = q;
+  *cap = cap2;
+  return true;
+}
+
+static void collect(builder *g, MlirOperation op, int depth, int block) {
+  int n = g->n_ops;
+  if (!grow((void **)&g->ops, &g->cap_ops, n + 1, sizeof *g->ops)) {
+    g->oom = true;
+    return;
+  }
+  g->ops[g->n_ops++] = (op_node){op, depth, block};
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+         !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b)) {
+      int k = g->n_blocks;
+      if (!grow((void **)&g->blocks, &g->cap_blocks, k + 1,
+                sizeof *g->blocks)) {
+        g->oom = true;
+        return;
+      }
+      g->blocks[g->n_blocks++] = (block_node){b, n};
+      for (MlirOperation c = mlirBlockGetFirstOperation(b);
+           !mlirOperationIsNull(c); c = mlirOperationGetNextInBlock(c))
+        collect(g, c, depth + 1, k);
+    }
+}
+
+static void add_edge(builder *g, int a, int b) {
+  if (a == b)
+    return;
+  if (!grow((void **)&g->edges, &g->cap_edges, g->n_edges + 2,
+            sizeof *g->edges)) {
+    g->oom = true;
+    return;
+  }
+  g->edges[g->n_edges++] = (edge){a, b};
+  g->edges[g->n_edges++] = (edge){b, a};
+}
+
+// Pointer -> node id tables, sorted for binary search.
+typedef struct {
+  const void *key;
+  int node;
+} entry;
+
+static int cmp_entry(const void *x, const void *y) {
+  const entry *a = x, *b = y;
+  return a->key < b->key ? -1 : a->key > b->key;
+}
+
+static int lookup(const entry *t, int n, const void *key) {
+  int lo = 0, hi = n - 1;
+  while (lo <= hi) {
+    int mid = (lo + hi) / 2;
+    if (t[mid].key == key)
+      return t[mid].node;
+    if (t[mid].key < key)
+      lo = mid + 1;
+    else
+      hi = mid - 1;
+  }
+  return -1;
+}
+
+static int cmp_edge(const void *x, const void *y) {
+  const edge *a = x, *b = y;
+  return a->a != b->a ? (a->a > b->a) - (a->a < b->a)
+                      : (a->b > b->b) - (a->b < b->b);
+}
+
+// ----------------------------------------------------------------------------
+// node features
+
+static void type_features(float *x, MlirType t) {
+  x[7] = (float)type_rank(t) / 4.0f;
+  x[8] = (float)(log1p(static_numel(t)) / 16.0);
+  int ec = elem_class(t);
+  x[9] = ec <= 3;
+  x[10] = mlirTypeIsAMemRef(t);
+  x[11] = mlirTypeIsATensor(t);
+}
+
+static void op_features(float *x, MlirOperation op, int depth) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  x[0] = (float)op_kind_id(n);
+  x[1] = 0;
+  x[2] = (float)log1p((double)mlirOperationGetNumOperands(op));
+  x[3] = (float)log1p((double)mlirOperationGetNumResults(op));
+  x[4] = (float)log1p((double)mlirOperationGetNumRegions(op));
+  x[5] = (float)depth / 8.0f;
+  double uses = 0;
+  for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++)
+    for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(op, i));
+         !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+      uses++;
+  x[6] = (float)log1p(uses);
+  if (mlirOperationGetNumResults(op))
+    type_features(x, mlirValueGetType(mlirOperationGetResult(op, 0)));
+}
+
+static void block_features(float *x, MlirBlock b, int depth) {
+  x[0] = -1;
+  x[1] = 1;
+  x[2] = (float)log1p((double)mlirBlockGetNumArguments(b));
+  x[5] = (float)depth / 8.0f;
+  if (mlirBlockGetNumArguments(b))
+    type_features(x, mlirValueGetType(mlirBlockGetArgument(b, 0)));
+}
+
+// ----------------------------------------------------------------------------
+// build
+
+static mqss_status finish(builder *g, mqss_graph *out) {
+  int n = g->n_ops + g->n_blocks, d = MQSS_GRAPH_FEATURE_DIM;
+  out->n_nodes = n;
+  out->n_ops = g->n_ops;
+  out->dim = d;
+  out->x = calloc((size_t)n * d, sizeof *out->x);
+  out->row_ptr = calloc((size_t)n + 1, sizeof *out->row_ptr);
+  out->kind = calloc((size_t)n, sizeof *out->kind);
+  out->col = malloc(((size_t)g->n_edges + 1) * sizeof *out->col);
+  if (!out->x || !out->row_ptr || !out->kind || !out->col)
+    return MQSS_ERR_NOMEM;
+  for (int i = 0; i < g->n_ops; i++) {
+    op_features(out->x + (size_t)i * d, g->ops[i].op, g->ops[i].depth);
+    out->kind[i] = (int)out->x[(size_t)i * d];
+  }
+  for (int k = 0; k < g->n_blocks; k++) {
+    int node = g->n_ops + k;
+    block_features(out->x + (size_t)node * d, g->blocks[k].block,
+                   g->ops[g->blocks[k].owner].depth);
+    out->kind[node] = -1;
+  }
+  // Sort and deduplicate edges into CSR rows.
+  qsort(g->edges, (size_t)g->n_edges, sizeof *g->edges, cmp_edge);
+  int nnz = 0;
+  for (int e = 0; e < g->n_edges; e++) {
+    if (e && g->edges[e].a == g->edges[e - 1].a &&
+        g->edges[e].b == g->edges[e - 1].b)
+      continue;
+    out->col[nnz++] = g->edges[e].b;
+    out->row_ptr[g->edges[e].a + 1]++;
+  }
+  for (int i = 0; i < n; i++)
+    out->row_ptr[i + 1] += out->row_ptr[i];
+  out->nnz = nnz;
+  return MQSS_OK;
+}
+
+static void builder_free(builder *g) {
+  free(g->ops);
+  free(g->blocks);
+  free(g->edges);
+}
+
+mqss_status mqss_graph_build(const mqss_module *m, mqss_graph **out) {
+  if (!m || !out)
+    return m ? fail(m->session, MQSS_ERR_INVALID_ARG, "graph: NULL argument")
+             : MQSS_ERR_INVALID_ARG;
+  *out = NULL;
+  builder g = {0};
+  collect(&g, mlirModuleGetOperation(m->mod), 0, -1);
+  mqss_status st = g.oom ? MQSS_ERR_NOMEM : MQSS_OK;
+  // Lookup tables: op pointer -> node, block pointer -> node.
+  entry *ops = malloc(((size_t)g.n_ops + 1) * sizeof *ops);
+  entry *blocks = malloc(((size_t)g.n_blocks + 1) * sizeof *blocks);
+  if (!ops || !blocks)
+    st = MQSS_ERR_NOMEM;
+  for (int i = 0; st == MQSS_OK && i < g.n_ops; i++)
+    ops[i] = (entry){g.ops[i].op.ptr, i};
+  for (int k = 0; st == MQSS_OK && k < g.n_blocks; k++)
+    blocks[k] = (entry){g.blocks[k].block.ptr, g.n_ops + k};
+  if (st == MQSS_OK) {
+    qsort(ops, (size_t)g.n_ops, sizeof *ops, cmp_entry);
+    qsort(blocks, (size_t)g.n_blocks, sizeof *blocks, cmp_entry);
+    for (int k = 0; k < g.n_blocks; k++) // block <-> op owning its region
+      add_edge(&g, g.n_ops + k, g.blocks[k].owner);
+    for (int i = 0; i < g.n_ops; i++) {
+      MlirOperation op = g.ops[i].op;
+      if (g.ops[i].block >= 0) // op <-> its block
+        add_edge(&g, i, g.n_ops + g.ops[i].block);
+      for (intptr_t k = 0; k < mlirOperationGetNumOperands(op); k++) {
+        MlirValue v = mlirOperationGetOperand(op, k);
+        int src = mlirValueIsAOpResult(v)
+                      ? lookup(ops, g.n_ops, mlirOpResultGetOwner(v).ptr)
+                      : lookup(blocks, g.n_blocks,
+                               mlirBlockArgumentGetOwner(v).ptr);
+        if (src >= 0) // producer <-> user
+          add_edge(&g, src, i);
+      }
+    }
+    if (g.oom)
+      st = MQSS_ERR_NOMEM;
+  }
+  mqss_graph *graph = calloc(1, sizeof *graph);
+  if (st == MQSS_OK && (!graph || finish(&g, graph) != MQSS_OK))
+    st = MQSS_ERR_NOMEM;
+  free(ops);
+  free(blocks);
+  builder_free(&g);
+  if (st != MQSS_OK) {
+    mqss_graph_destroy(graph);
+    return fail(m->session, st, "graph: out of memory");
+  }
+  *out = graph;
+  return MQSS_OK;
+}
+
+void mqss_graph_destroy(mqss_graph *g) {
+  if (!g)
+    return;
+  free(g->x);
+  free(g->row_ptr);
+  free(g->col);
+  free(g->kind);
+  free(g);
+}

@@ -1,0 +1,51 @@
+// Readers of single IR facts for the feature extractor and the graph
+// builder (irscan.c): names, element types, shapes, constant loop bounds,
+// linalg iteration domains. None of them walks the module.
+#ifndef MQSS_FEATURES_IRSCAN_H
+#define MQSS_FEATURES_IRSCAN_H
+
+#include "internal.h"
+
+bool name_is(MlirStringRef n, const char *s);
+bool name_has_prefix(MlirStringRef n, const char *s);
+bool name_contains(MlirStringRef n, const char *s);
+
+// Element-type class of a scalar or shaped type: 0 f16, 1 bf16, 2 f32, 3 f64,
+// 4 i1, 5 i8, 6 i16, 7 i32, 8 i64, 9 index, 10 other.
+int elem_class(MlirType t);
+// Bytes of one element (index counts as 8).
+double elem_bytes(MlirType t);
+// Product of the static dimensions (dynamic ones count as 1); 1 for scalars.
+double static_numel(MlirType t);
+// Static size of dimension i, or 1 when dynamic, unranked or out of range.
+int64_t dim_size(MlirType t, intptr_t i);
+// Rank of a ranked shaped type, else 0.
+int type_rank(MlirType t);
+
+enum {
+  LOOP_NONE,
+  LOOP_AFFINE_FOR,
+  LOOP_AFFINE_PAR,
+  LOOP_SCF_FOR,
+  LOOP_SCF_PAR,
+  LOOP_WHILE
+};
+// Which loop op `n` is (LOOP_NONE for other ops).
+int loop_kind(MlirStringRef n);
+// The static trip count of a loop (the product over the dimensions of a
+// parallel loop); false when a bound or step is not a constant.
+bool loop_trip_count(MlirOperation op, int kind, double *out);
+
+typedef struct {
+  double domain;       // iteration-space points (static dims; dynamic as 1)
+  int parallel;        // parallel iterators
+  int reduction;       // reduction iterators
+  bool is_generic, is_conv, is_pool;
+} linalg_info;
+// Fills `li` for a structured linalg op (generic: from indexing_maps and
+// iterator_types; named ops: from operand shapes). False for other ops.
+bool linalg_domain(MlirOperation op, linalg_info *li);
+// Largest entry of integer-array attribute `name`; 1 when absent.
+int64_t attr_max_int(MlirOperation op, const char *name);
+
+#endif // MQSS_FEATURES_IRSCAN_H

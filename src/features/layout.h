@@ -1,0 +1,123 @@
+// The state-vector layout as an X-macro table: X(id, name, doc) is one
+// scalar feature, G(id, count, prefix, doc) a group of `count` consecutive
+// features. It generates the F_* index enum used by features.c and the name
+// and doc tables in layout.c. Append or resize groups only together with the
+// policy format: the layout hash changes.
+#ifndef MQSS_FEATURES_LAYOUT_H
+#define MQSS_FEATURES_LAYOUT_H
+
+#include "internal.h"
+
+enum {
+  N_KINDS = 98,  // op vocabulary: 88 named + 10 buckets (vocab.c)
+  N_ELEM = 11,   // element-type classes
+  N_COUNT = 70,  // per-action count slots, the last one is the overflow
+};
+
+#define FEATURE_TABLE(X, G)                                                    \
+  /* ---- syntax ---- */                                                       \
+  G(OP, N_KINDS, "syn.op.", "fraction of all ops that are of this kind")       \
+  X(NUM_OPS, "syn.num_ops", "log10(1 + number of ops) / 6")                    \
+  X(NUM_BLOCKS, "syn.num_blocks", "log10(1 + number of blocks) / 5")           \
+  X(NUM_REGIONS, "syn.num_regions", "log10(1 + number of regions) / 5")        \
+  X(NUM_FUNCS, "syn.num_funcs", "log10(1 + number of func.func) / 3")          \
+  X(NUM_VALUES, "syn.num_values",                                              \
+    "log10(1 + op results + block arguments) / 6")                             \
+  X(DEPTH_MAX, "syn.depth_max", "deepest op nesting (module = 0) / 16")        \
+  X(DEPTH_MEAN, "syn.depth_mean", "mean op nesting depth / 16")                \
+  X(OPERANDS_MEAN, "syn.operands_mean", "mean operands per op / 8")            \
+  X(OPERANDS_MAX, "syn.operands_max", "log2(1 + max operands of an op) / 8")   \
+  X(RESULTS_MEAN, "syn.results_mean", "mean results per op / 4")               \
+  X(RESULTS_MAX, "syn.results_max", "log2(1 + max results of an op) / 8")      \
+  X(ATTRS_MEAN, "syn.attrs_mean", "mean attributes per op / 8")                \
+  /* ---- semantics ---- */                                                    \
+  X(FLOPS, "sem.flops", "log10(1 + estimated flops) / 12: linalg domains "     \
+    "x body ops, plus arith/math ops x enclosing static trip counts")          \
+  X(BYTES, "sem.bytes", "log10(1 + estimated bytes moved) / 12: linalg "       \
+    "operand sizes, plus loads/stores x enclosing trip counts")               \
+  X(INTENSITY, "sem.flop_per_byte", "log2(1 + flops / bytes) / 8")             \
+  X(LINALG_OPS, "sem.linalg.ops", "log10(1 + structured linalg ops) / 3")      \
+  X(LINALG_NAMED, "sem.linalg.named_frac",                                     \
+    "fraction of structured linalg ops that are named (not generic)")          \
+  X(ITER_PAR, "sem.linalg.parallel_iters",                                     \
+    "log2(1 + parallel iterators over all linalg ops) / 8")                    \
+  X(ITER_RED, "sem.linalg.reduction_iters",                                    \
+    "log2(1 + reduction iterators over all linalg ops) / 8")                   \
+  X(ITER_RED_FRAC, "sem.linalg.reduction_frac",                                \
+    "reduction iterators / all iterators")                                     \
+  X(ITER_MAX, "sem.linalg.iters_max", "most iterators of one linalg op / 8")   \
+  X(AFFINE_ACCESS, "sem.mem.affine_frac",                                      \
+    "affine.load/store among all scalar and vector loads/stores")              \
+  X(LOADS, "sem.mem.loads", "log10(1 + load ops) / 4")                         \
+  X(STORES, "sem.mem.stores", "log10(1 + store ops) / 4")                      \
+  X(STRIDE_MAX, "sem.conv.stride_max", "largest 'strides' entry / 4")          \
+  X(DILATION_MAX, "sem.conv.dilation_max", "largest 'dilations' entry / 4")    \
+  X(STRIDED_FRAC, "sem.conv.strided_frac",                                     \
+    "fraction of conv/pool ops with a non-unit stride")                        \
+  X(DILATED_FRAC, "sem.conv.dilated_frac",                                     \
+    "fraction of conv/pool ops with a non-unit dilation")                      \
+  X(CONV_OPS, "sem.conv.ops", "log2(1 + linalg conv ops) / 4")                 \
+  X(POOL_OPS, "sem.conv.pool_ops", "log2(1 + linalg pooling ops) / 4")         \
+  X(LOOPS, "sem.loop.count", "log10(1 + loop ops: affine/scf for, "            \
+    "parallel, while) / 3")                                                    \
+  X(LOOP_DEPTH_MAX, "sem.loop.depth_max", "deepest loop nest / 8")             \
+  X(LOOP_DEPTH_MEAN, "sem.loop.depth_mean", "mean loop depth of loops / 8")    \
+  X(TRIP_MAX, "sem.loop.trip_max", "log10(1 + largest static trip count) / 6") \
+  X(TRIP_MEAN, "sem.loop.trip_mean",                                           \
+    "log10(1 + mean static trip count) / 6")                                   \
+  X(TRIP_STATIC, "sem.loop.static_frac",                                       \
+    "fraction of loops whose trip count is a constant")                        \
+  X(ITERS_MAX, "sem.loop.iterations_max",                                      \
+    "log10(1 + largest product of static trip counts of a nest) / 9")          \
+  X(LOOP_AFFINE, "sem.loop.affine_frac", "fraction of loops that are affine")  \
+  X(LOOP_SCF, "sem.loop.scf_for_frac", "fraction of loops that are scf.for")   \
+  X(LOOP_PAR, "sem.loop.parallel_frac",                                        \
+    "fraction of loops that are parallel (scf/affine.parallel)")               \
+  X(LOOP_WHILE, "sem.loop.while_frac", "fraction of loops that are scf.while") \
+  G(ELEM, N_ELEM, "sem.elem.",                                                 \
+    "fraction of shaped values (and scalars) with this element type")          \
+  X(RANK_MAX, "sem.shape.rank_max", "highest rank of a shaped value / 4")      \
+  X(RANK_MEAN, "sem.shape.rank_mean", "mean rank of shaped values / 4")        \
+  X(NUMEL_MAX, "sem.shape.numel_max",                                          \
+    "log10(1 + largest static element count) / 9")                             \
+  X(DYNAMIC_FRAC, "sem.shape.dynamic_frac",                                    \
+    "fraction of shaped values with a dynamic dimension")                      \
+  X(TENSOR_FRAC, "sem.shape.tensor_frac", "fraction of values that are tensors") \
+  X(MEMREF_FRAC, "sem.shape.memref_frac", "fraction of values that are memrefs") \
+  X(VECTOR_FRAC, "sem.shape.vector_frac", "fraction of values that are vectors") \
+  X(VECTOR_WIDTH, "sem.shape.vector_width",                                    \
+    "log2(1 + largest vector element count) / 8")                              \
+  X(CARRIED_ITER, "sem.dep.iter_args_frac",                                    \
+    "fraction of loops carrying values (iter_args / while)")                   \
+  X(CARRIED_MEM, "sem.dep.memory_frac",                                        \
+    "fraction of loops that load and store the same memref")                   \
+  X(REDUCTIONS, "sem.dep.reductions", "log2(1 + reduction ops: linalg "        \
+    "reduce/reduction iterators, vector reductions, scf.reduce) / 6")          \
+  X(CALLS, "sem.calls", "log2(1 + func.call ops) / 6")                         \
+  X(MATH_FRAC, "sem.ops.math_frac",                                            \
+    "math dialect ops among compute ops (arith + math)")                       \
+  X(DIV_FRAC, "sem.ops.div_frac", "divisions and remainders among compute ops") \
+  X(CMP_FRAC, "sem.ops.cmp_frac", "compares and selects among compute ops")    \
+  X(FLOAT_FRAC, "sem.ops.float_frac", "float arithmetic among compute ops")    \
+  X(INT_FRAC, "sem.ops.int_frac", "integer arithmetic among compute ops")      \
+  /* ---- context ---- */                                                      \
+  G(STAGE, MQSS_NUM_STAGES, "ctx.stage.", "1 when the IR has this stage")      \
+  X(STEP, "ctx.step", "actions taken so far / max steps (clipped to 1)")       \
+  X(HIST_LEN, "ctx.history_len", "min(actions taken, 10) / 10")                \
+  G(LAST, MQSS_HISTORY_LEN, "ctx.last.",                                       \
+    "k-th most recent action: (id + 1) / catalog size; 0 when none")           \
+  G(COUNT, N_COUNT, "ctx.count.",                                              \
+    "times action id was taken / max steps; the last slot sums ids >= 69")
+
+enum {
+#define X(id, name, doc) F_##id,
+#define G(id, count, prefix, doc) F_##id, F_##id##_LAST = F_##id + (count)-1,
+  FEATURE_TABLE(X, G)
+#undef X
+#undef G
+  F_TOTAL
+};
+
+_Static_assert(F_TOTAL == MQSS_FEATURE_DIM, "the state has 256 features");
+
+#endif // MQSS_FEATURES_LAYOUT_H

@@ -1,0 +1,312 @@
+// Unit tests of the action catalog: the shipped catalog's shape, every
+// pipeline accepted by MLIR at the ends and middle of each parameter range,
+// parameter mapping, template filling, adding an action by editing the YAML,
+// error locations, the hash, and scoping an action to one function.
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "mqss/mqss.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *CATALOG = MQSS_SOURCE_DIR "/data/catalog.yaml";
+
+static int setup(void **state) {
+  mqss_session *s = NULL;
+  assert_int_equal(mqss_session_create(&s), MQSS_OK);
+  *state = s;
+  return 0;
+}
+
+static int teardown(void **state) {
+  mqss_session_destroy(*state);
+  return 0;
+}
+
+static mqss_catalog *load(mqss_session *s, const char *path) {
+  mqss_catalog *c = NULL;
+  if (mqss_catalog_load(s, path, &c) != MQSS_OK)
+    fail_msg("catalog load failed: %s", mqss_errmsg(s));
+  return c;
+}
+
+static mqss_module *parse(mqss_session *s, const char *text) {
+  mqss_module *m = NULL;
+  if (mqss_module_parse_string(s, text, strlen(text), "t.mlir", &m) != MQSS_OK)
+    fail_msg("parse failed: %s", mqss_errmsg(s));
+  return m;
+}
+
+static char *slurp(const char *path) {
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *buf = calloc((size_t)n + 1, 1);
+  assert_int_equal(fread(buf, 1, (size_t)n, f), (size_t)n);
+  fclose(f);
+  return buf;
+}
+
+static void spit(const char *path, const char *a, const char *b) {
+  FILE *f = fopen(path, "wb");
+  assert_non_null(f);
+  fputs(a, f);
+  fputs(b, f);
+  fclose(f);
+}
+
+// ----------------------------------------------------------------------------
+
+static void test_shipped_catalog(void **state) {
+  mqss_catalog *c = load(*state, CATALOG);
+  int n = mqss_catalog_size(c), parametric = 0, func_anchored = 0;
+  unsigned stages = 0;
+  assert_true(n >= 31); // >= 30 actions plus STOP
+  int stop = mqss_catalog_stop(c);
+  assert_true(stop >= 0);
+  assert_true(mqss_catalog_action(c, stop)->is_stop);
+  for (int i = 0; i < n; i++) {
+    const mqss_action *a = mqss_catalog_action(c, i);
+    assert_int_equal(mqss_catalog_find(c, a->name), i);
+    parametric += a->n_params > 0;
+    func_anchored += !strcmp(a->anchor, "func.func");
+    stages |= a->requires_stages | a->produces_stages;
+  }
+  assert_true(parametric >= 8);
+  assert_true(func_anchored >= 20);
+  // The catalog spans tensor, buffer, linalg, loops, affine and vector.
+  unsigned want = MQSS_STAGE_TENSOR | MQSS_STAGE_BUFFER | MQSS_STAGE_LINALG |
+                  MQSS_STAGE_LOOPS | MQSS_STAGE_AFFINE | MQSS_STAGE_VECTOR;
+  assert_int_equal(stages & want, want);
+  assert_null(mqss_catalog_action(c, n));
+  assert_null(mqss_catalog_action(c, -1));
+  assert_int_equal(mqss_catalog_find(c, "no-such-action"), -1);
+  mqss_catalog_destroy(c);
+  mqss_catalog_destroy(NULL);
+}
+
+// Every action runs on a trivial module at u = -1, 0 and 1: pass names and
+// options exist in this MLIR, and the filled templates parse.
+static void test_every_pipeline_runs(void **state) {
+  mqss_session *s = *state;
+  mqss_catalog *c = load(s, CATALOG);
+  mqss_module *base = parse(s, "func.func @f(%a: memref<8xf32>) {\n"
+                               "  return\n}\n");
+  static const float us[] = {-1.0f, 0.0f, 1.0f};
+  for (int i = 0; i < mqss_catalog_size(c); i++)
+    for (int k = 0; k < 3; k++) {
+      mqss_decision d = {.action = i};
+      for (int p = 0; p < MQSS_MAX_PARAMS; p++)
+        d.u[p] = us[k];
+      mqss_module *m = mqss_module_clone(base);
+      mqss_status st = mqss_decision_apply(m, c, &d);
+      if (st != MQSS_OK)
+        fail_msg("action %s (u=%g): %s", mqss_catalog_action(c, i)->name,
+                 (double)us[k], mqss_errmsg(s));
+      mqss_module_destroy(m);
+    }
+  mqss_module_destroy(base);
+  mqss_catalog_destroy(c);
+}
+
+static void test_param_map(void **state) {
+  (void)state;
+  mqss_param ip = {.name = "F", .kind = MQSS_PARAM_INT, .min = 2, .max = 16};
+  assert_int_equal(mqss_param_map(&ip, -1.0f), 2);
+  assert_int_equal(mqss_param_map(&ip, 1.0f), 16);
+  assert_int_equal(mqss_param_map(&ip, 0.0f), 9);   // 2 + round(0.5 * 14)
+  assert_int_equal(mqss_param_map(&ip, 7.0f), 16);  // clipped
+  assert_int_equal(mqss_param_map(&ip, -7.0f), 2);
+  assert_int_equal(mqss_param_map(&ip, NAN), 9);    // NaN counts as 0
+  mqss_param lp = {.name = "T", .kind = MQSS_PARAM_LOG_INT, .min = 4,
+                   .max = 128};
+  assert_int_equal(mqss_param_map(&lp, -1.0f), 4);
+  assert_int_equal(mqss_param_map(&lp, 1.0f), 128);
+  // Geometric middle: 4 * 32^0.5 = 22.63 -> 23.
+  assert_int_equal(mqss_param_map(&lp, 0.0f), 23);
+  // t = 0.8: 4 * 32^0.8 = 64 exactly.
+  assert_int_equal(mqss_param_map(&lp, 0.6f), 64);
+  static const char *const vals[] = {"greedy", "producer", "sibling"};
+  mqss_param cp = {.name = "M", .kind = MQSS_PARAM_CHOICE, .n_values = 3,
+                   .values = vals};
+  assert_int_equal(mqss_param_map(&cp, -1.0f), 0);
+  assert_int_equal(mqss_param_map(&cp, 0.0f), 1);
+  assert_int_equal(mqss_param_map(&cp, 1.0f), 2);
+  assert_int_equal(mqss_param_map(&cp, -0.4f), 0); // t = 0.3 -> floor(0.9)
+  mqss_param bp = {.name = "B", .kind = MQSS_PARAM_BOOL};
+  assert_int_equal(mqss_param_map(&bp, 0.1f), 1);
+  assert_int_equal(mqss_param_map(&bp, -0.1f), 0);
+  assert_int_equal(mqss_param_map(&bp, 0.0f), 0);
+}
+
+static void test_pipeline_text(void **state) {
+  mqss_session *s = *state;
+  mqss_catalog *c = load(s, CATALOG);
+  mqss_decision d = {.action = mqss_catalog_find(c, "affine-tile"),
+                     .u = {1.0f}};
+  char *t = mqss_decision_pipeline(c, &d);
+  assert_string_equal(t, "func.func(affine-loop-tile{tile-size=128})");
+  free(t);
+  d = (mqss_decision){.action = mqss_catalog_find(c, "affine-parallelize"),
+                      .u = {-1.0f, 0.5f}};
+  t = mqss_decision_pipeline(c, &d);
+  assert_string_equal(t, "func.func(affine-parallelize{max-nested=1 "
+                         "parallel-reductions=true})");
+  free(t);
+  d = (mqss_decision){.action = mqss_catalog_find(c, "affine-fusion"),
+                      .u = {0.9f}};
+  t = mqss_decision_pipeline(c, &d);
+  assert_string_equal(t, "func.func(affine-loop-fusion{mode=sibling})");
+  free(t);
+  d = (mqss_decision){.action = mqss_catalog_find(c, "inline")};
+  t = mqss_decision_pipeline(c, &d);
+  assert_string_equal(t, "builtin.module(inline)");
+  free(t);
+  d = (mqss_decision){.action = 999};
+  assert_null(mqss_decision_pipeline(c, &d));
+  assert_non_null(strstr(mqss_errmsg(s), "999"));
+  mqss_catalog_destroy(c);
+}
+
+// A user adds an action by editing the YAML: append one entry and load.
+static void test_add_action_by_editing(void **state) {
+  mqss_session *s = *state;
+  mqss_catalog *c = load(s, CATALOG);
+  char *text = slurp(CATALOG);
+  const char *path = "test_catalog_added.yaml";
+  spit(path, text,
+       "  - name: my-sroa\n"
+       "    pipeline: \"sroa,canonicalize{max-iterations=$N}\"\n"
+       "    anchor: func.func\n"
+       "    needs: [memref.alloca]\n"
+       "    params:\n"
+       "      - {name: N, kind: int, min: 1, max: 9}\n");
+  mqss_catalog *c2 = load(s, path);
+  int n = mqss_catalog_size(c);
+  assert_int_equal(mqss_catalog_size(c2), n + 1);
+  int id = mqss_catalog_find(c2, "my-sroa");
+  assert_int_equal(id, n);
+  const mqss_action *a = mqss_catalog_action(c2, id);
+  assert_int_equal(a->n_params, 1);
+  assert_int_equal(a->params[0].max, 9);
+  assert_int_equal(a->n_needs, 1);
+  assert_string_equal(a->needs[0], "memref.alloca");
+  assert_true(mqss_catalog_hash(c2) != mqss_catalog_hash(c));
+  mqss_decision d = {.action = id, .u = {1.0f}};
+  char *t = mqss_decision_pipeline(c2, &d);
+  assert_string_equal(t, "func.func(sroa,canonicalize{max-iterations=9})");
+  free(t);
+  mqss_module *m = parse(s, "func.func @f() {\n  return\n}\n");
+  assert_int_equal(mqss_decision_apply(m, c2, &d), MQSS_OK);
+  mqss_module_destroy(m);
+  // A comment changes nothing: same hash.
+  spit(path, "# a comment\n", text);
+  mqss_catalog *c3 = load(s, path);
+  assert_true(mqss_catalog_hash(c3) == mqss_catalog_hash(c));
+  remove(path);
+  free(text);
+  mqss_catalog_destroy(c3);
+  mqss_catalog_destroy(c2);
+  mqss_catalog_destroy(c);
+}
+
+static void expect_error(mqss_session *s, const char *yaml, const char *where,
+                         const char *what) {
+  const char *path = "test_catalog_bad.yaml";
+  spit(path, yaml, "");
+  mqss_catalog *c = NULL;
+  assert_int_equal(mqss_catalog_load(s, path, &c), MQSS_ERR_PARSE);
+  assert_null(c);
+  if (!strstr(mqss_errmsg(s), where) || !strstr(mqss_errmsg(s), what))
+    fail_msg("expected '%s' and '%s' in: %s", where, what, mqss_errmsg(s));
+  remove(path);
+}
+
+static void test_errors_name_location(void **state) {
+  mqss_session *s = *state;
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    pipeline: cse\n"
+               "    params:\n      - {name: X, kind: float}\n",
+               "test_catalog_bad.yaml:6:", "unknown parameter kind 'float'");
+  expect_error(s, "version: 1\nactions:\n  - name: a\n    pipline: cse\n",
+               "test_catalog_bad.yaml:4:5", "unknown key 'pipline'");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    pipeline: \"x{a=$Y}\"\n",
+               "test_catalog_bad.yaml:3:5", "slot $Y has no parameter");
+  expect_error(s, "version: 1\nactions:\n  - name: a\n    pipeline: [cse\n",
+               "test_catalog_bad.yaml:5:", "");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    pipeline: cse\n"
+               "    requires: [gpu]\n",
+               "test_catalog_bad.yaml:5:15", "unknown stage 'gpu'");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    pipeline: cse\n"
+               "  - name: a\n    pipeline: cse\n",
+               "test_catalog_bad.yaml:5:5", "duplicate action name 'a'");
+  mqss_catalog *c = NULL;
+  assert_int_equal(mqss_catalog_load(s, "/no/such/catalog.yaml", &c),
+                   MQSS_ERR_IO);
+  assert_non_null(strstr(mqss_errmsg(s), "/no/such/catalog.yaml"));
+}
+
+// Scoping: a func.func action runs on the named function only.
+static void test_scoped_apply(void **state) {
+  mqss_session *s = *state;
+  mqss_catalog *c = load(s, CATALOG);
+  const char *two =
+      "func.func @a(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {\n"
+      "  linalg.copy ins(%x : memref<4x4xf32>) outs(%y : memref<4x4xf32>)\n"
+      "  return\n}\n"
+      "func.func @b(%x: memref<4x4xf32>, %y: memref<4x4xf32>) {\n"
+      "  linalg.copy ins(%x : memref<4x4xf32>) outs(%y : memref<4x4xf32>)\n"
+      "  return\n}\n";
+  mqss_module *m = parse(s, two);
+  mqss_decision d = {.action = mqss_catalog_find(c, "linalg-to-affine"),
+                     .target = "b"};
+  assert_int_equal(mqss_decision_apply(m, c, &d), MQSS_OK);
+  char *out = mqss_module_to_string(m);
+  // @a keeps its linalg.copy, @b now has loops.
+  char *fb = strstr(out, "func.func @b");
+  assert_non_null(fb);
+  char *copy = strstr(out, "linalg.copy");
+  assert_non_null(copy);
+  assert_true(copy < fb);
+  assert_null(strstr(fb, "linalg.copy"));
+  assert_non_null(strstr(fb, "affine.for"));
+  assert_null(strstr(out, "affine.for") < fb ? strstr(out, "affine.for")
+                                             : NULL);
+  free(out);
+  // Missing function and module-anchored actions are refused.
+  d.target = "nope";
+  assert_int_equal(mqss_decision_apply(m, c, &d), MQSS_ERR_INVALID_ARG);
+  assert_non_null(strstr(mqss_errmsg(s), "@nope"));
+  d = (mqss_decision){.action = mqss_catalog_find(c, "inline"), .target = "a"};
+  assert_int_equal(mqss_decision_apply(m, c, &d), MQSS_ERR_INVALID_ARG);
+  assert_non_null(strstr(mqss_errmsg(s), "builtin.module"));
+  mqss_module_destroy(m);
+  mqss_catalog_destroy(c);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_shipped_catalog, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_every_pipeline_runs, setup,
+                                      teardown),
+      cmocka_unit_test(test_param_map),
+      cmocka_unit_test_setup_teardown(test_pipeline_text, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_add_action_by_editing, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_errors_name_location, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_scoped_apply, setup, teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
