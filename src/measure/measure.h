@@ -1,0 +1,196 @@
+// Internal declarations of the measurement harness (src/measure/): the entry
+// signature, the sandbox child's building blocks, output comparison and the
+// SQLite cache. Not API: the contract is the measurement block of mqss.h.
+#ifndef MQSS_MEASURE_INTERNAL_H
+#define MQSS_MEASURE_INTERNAL_H
+
+#include "internal.h"
+
+#include <mlir-c/ExecutionEngine.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+enum { MAX_RANK = 8, MAX_VALUES = 32 };
+
+// ----------------------------------------------------------------------------
+// entry signature (entry.c)
+
+typedef enum { ET_F32, ET_F64, ET_I8, ET_I16, ET_I32, ET_I64, ET_INDEX } elem_type;
+
+// One argument or result of the entry, as written in the source module.
+typedef struct {
+  bool shaped;             // memref or tensor (else a scalar)
+  bool tensor;             // tensor: not compared as an in-place output
+  elem_type et;
+  int rank;
+  int64_t shape[MAX_RANK]; // static sizes, (rank,)
+  int64_t count;           // elements: product of shape, 1 for scalars
+} value_spec;
+
+typedef struct {
+  char name[128];
+  int nargs, nresults;
+  value_spec args[MAX_VALUES];    // (nargs,)
+  value_spec results[MAX_VALUES]; // (nresults,)
+} entry_spec;
+
+size_t elem_size(elem_type et);
+const char *elem_name(elem_type et);
+// Finds the entry (`want`, or @forward, @main, the single public function) and
+// reads its signature. Returns MQSS_MEASURE_OK or UNSUPPORTED with `msg` set.
+mqss_measure_status entry_find(mqss_module *m, const char *want,
+                               entry_spec *out, char *msg, size_t msglen);
+// LLVM-level argument count of the lowered entry (memrefs expand to
+// 3 + 2*rank words), or -1 when the lowered module has no such llvm.func.
+int entry_lowered_nargs(mqss_module *lowered, const char *name);
+int entry_expected_nargs(const entry_spec *e);
+
+// ----------------------------------------------------------------------------
+// inputs and outputs (values.c)
+
+// A strided memref descriptor as the LLVM lowering lays it out:
+// {allocated, aligned, offset, sizes[rank], strides[rank]}.
+typedef struct {
+  void *allocated;
+  void *aligned;
+  int64_t offset;
+  int64_t ss[2 * MAX_RANK]; // sizes (rank,) then strides (rank,)
+} memref_desc;
+
+// One output: contiguous copy of a memref (or a scalar) after a run.
+typedef struct {
+  elem_type et;
+  int64_t count;
+  void *data;   // (count,) elements, owned
+  char what[48]; // "result 0", "argument 2"
+} output_buf;
+
+typedef struct {
+  int n;
+  output_buf v[2 * MAX_VALUES]; // results first, then memref arguments
+  strbuf out;                   // the program's captured standard output
+} outputs;
+
+// The argument vector of one entry call through the packed wrapper
+// `_mlir_NAME`: one pointer per LLVM-level argument, then the result slot.
+typedef struct {
+  const entry_spec *e;
+  void *pristine[MAX_VALUES];  // (nargs,) generated inputs, never passed
+  void *buf[MAX_VALUES];       // (nargs,) working copies passed to the call
+  memref_desc desc[MAX_VALUES];
+  int64_t scalar[MAX_VALUES];  // scalar argument storage (any width fits)
+  void **packed;               // (nwords + 1,)
+  int nwords;
+  unsigned char *result;       // storage of the returned struct
+  size_t result_offset[MAX_VALUES];
+} call_args;
+
+// Generates inputs from `seed` and builds the packed vector. False on OOM.
+bool call_args_init(call_args *c, const entry_spec *e, uint64_t seed);
+// Restores every argument buffer from its pristine copy (untimed).
+void call_args_reset(call_args *c);
+void call_args_free(call_args *c);
+// Copies the results and memref arguments after a call into `o`.
+bool outputs_collect(outputs *o, const call_args *c);
+void outputs_free(outputs *o);
+
+// ----------------------------------------------------------------------------
+// comparison (compare.c)
+
+typedef struct {
+  bool equal;
+  int64_t nvalues;
+  double max_error;
+  int output;     // -1 when equal
+  int64_t index;  // -1 when equal
+  double got, want;
+  double worst;   // error at the recorded mismatch
+  char what[64];  // "result 0", "stdout number"
+} compare_result;
+
+// Compares `got` with `want`: integers exactly, floats within
+// |got - want| <= atol + rtol * |want| (NaN equals NaN), printed numbers in the
+// standard output likewise and the other printed words exactly (hexadecimal
+// pointers are skipped).
+void outputs_compare(const outputs *got, const outputs *want, double rtol,
+                     double atol, compare_result *r);
+uint64_t outputs_checksum(const outputs *o);
+
+// ----------------------------------------------------------------------------
+// compile and run, inside the sandbox child (jit.c)
+
+typedef struct {
+  mqss_module *mod; // lowered clone, owned
+  MlirExecutionEngine ee;
+  void (*fn)(void **);
+} compiled;
+
+// Clones `m`, runs `pipeline` (may be NULL) and the finisher, JIT-compiles.
+// Fills the status and timing fields of `r`; false when it did not get that
+// far (r->status and r->message say why).
+// `stage_base` is 0, or STAGE_REF_OFFSET for the reference.
+bool compile_variant(mqss_module *m, const char *pipeline,
+                     const mqss_measure_options *o, const entry_spec *e,
+                     int stage_base, compiled *out, mqss_measure_result *r);
+void compiled_free(compiled *c);
+// .text* bytes of the lowered module compiled for the host, or -1.
+int64_t text_bytes(mqss_module *lowered, int opt_level);
+// Runs the entry once with the arguments reset; with `capture` the standard
+// output goes to `capture->out`, else to /dev/null. Returns milliseconds.
+double run_once(const compiled *c, call_args *a, outputs *capture);
+
+// ----------------------------------------------------------------------------
+// sandbox (sandbox.c)
+
+// Stages the child reports as it goes, so a crash names where it happened.
+// The reference's stages are the candidate's plus STAGE_REF_OFFSET.
+typedef enum {
+  STAGE_START, STAGE_PIPELINE, STAGE_FINISH, STAGE_JIT, STAGE_CODE_SIZE,
+  STAGE_RUN, STAGE_DONE, STAGE_REF_OFFSET = 16
+} child_stage;
+const char *stage_name(int stage);
+void child_report_stage(int stage);
+
+// malloc/aligned_alloc for JIT-compiled code: in a sandbox child a failed
+// allocation reports OUT_OF_MEMORY and ends the child; in process it returns
+// NULL like malloc.
+void *guarded_malloc(size_t size);
+void *guarded_aligned_alloc(size_t align, size_t size);
+
+typedef void (*child_fn)(void *user, void *reply, size_t reply_size);
+
+// Runs `fn` in a forked child under the limits of `o`; the child fills
+// `reply` (reply_size bytes), which is copied back into the parent's `reply`.
+// When the child dies before replying, `r` gets CRASHED / TIMEOUT /
+// OUT_OF_MEMORY and false is returned. With o->no_sandbox `fn` runs in
+// process. Returns MQSS_ERR_INTERNAL (via fail) when fork/pipe fail.
+mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
+                        child_fn fn, void *user, void *reply, size_t reply_size,
+                        bool *replied, mqss_measure_result *r);
+
+// ----------------------------------------------------------------------------
+// cache (cache.c)
+
+// Canonical pipeline text (MLIR's printed form), or the status of parsing it.
+mqss_status pipeline_canonical(mqss_session *s, const char *pipeline,
+                               strbuf *out);
+// Looks up `key`; true and `r` filled on a hit. Errors are reported through
+// the session and make it a miss.
+mqss_status cache_get(mqss_session *s, const char *path, const char *key,
+                      mqss_measure_result *r, bool *hit);
+mqss_status cache_put(mqss_session *s, const char *path, const char *key,
+                      const mqss_measure_result *r);
+// Version of the stored row format, part of every key.
+int cache_format(void);
+
+// ----------------------------------------------------------------------------
+// small helpers (stats.c)
+
+double now_ms(void);
+// Sorts `x` (n,) in place and fills median, min, max and MAD.
+void summarize(double *x, int n, double *median, double *min, double *max,
+               double *mad);
+void set_message(mqss_measure_result *r, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+#endif // MQSS_MEASURE_INTERNAL_H

@@ -1,0 +1,285 @@
+// The sandbox: runs one measurement function in a forked child with an
+// address-space limit (RLIMIT_AS), a CPU-time limit (RLIMIT_CPU), a wall-clock
+// timeout enforced by the parent, optional CPU pinning, and the child's
+// standard error captured. The child streams stage records and finally its
+// reply over a pipe; whatever kills it, the parent turns into a structured
+// outcome. It knows nothing about MLIR.
+#define _GNU_SOURCE
+#include "measure.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+// Pipe records, child to parent:
+//   'S' stage(1 byte)          entering a stage
+//   'O' size(8 bytes)          an allocation failed; the child exits
+//   'R' reply(reply_size)      the result; the child exits
+enum { EXIT_OOM = 86 };
+
+static int reply_fd = -1; // the child's write end; -1 in the parent
+
+static const char *const stage_names[] = {
+    "start", "pipeline", "finish", "jit", "code size", "run", "done",
+};
+
+const char *stage_name(int stage) {
+  static const char *const ref_names[] = {
+      "start", "reference pipeline", "reference finish (finisher only)",
+      "reference jit", "reference code size", "reference run", "reference done",
+  };
+  enum { N = sizeof stage_names / sizeof stage_names[0] };
+  if (stage >= 0 && stage < N)
+    return stage_names[stage];
+  if (stage >= STAGE_REF_OFFSET && stage < STAGE_REF_OFFSET + N)
+    return ref_names[stage - STAGE_REF_OFFSET];
+  return "unknown";
+}
+
+// ----------------------------------------------------------------------------
+// child side
+
+static void write_all(int fd, const void *data, size_t len) {
+  const char *p = data;
+  while (len > 0) {
+    ssize_t n = write(fd, p, len);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return;
+    p += n;
+    len -= (size_t)n;
+  }
+}
+
+void child_report_stage(int s) {
+  if (reply_fd < 0)
+    return;
+  char rec[2] = {'S', (char)s};
+  write_all(reply_fd, rec, sizeof rec);
+}
+
+static void report_oom(size_t size) {
+  char rec[1 + sizeof(uint64_t)];
+  uint64_t n = size;
+  rec[0] = 'O';
+  memcpy(rec + 1, &n, sizeof n);
+  write_all(reply_fd, rec, sizeof rec);
+  _exit(EXIT_OOM);
+}
+
+void *guarded_malloc(size_t size) {
+  void *p = malloc(size);
+  if (!p && size && reply_fd >= 0)
+    report_oom(size);
+  return p;
+}
+
+void *guarded_aligned_alloc(size_t align, size_t size) {
+  void *p = aligned_alloc(align, size);
+  if (!p && size && reply_fd >= 0)
+    report_oom(size);
+  return p;
+}
+
+static void set_limit(int resource, rlim_t soft, rlim_t hard) {
+  struct rlimit rl = {soft, hard};
+  setrlimit(resource, &rl);
+}
+
+static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
+                       size_t reply_size, int errfd) {
+  dup2(errfd, 2);
+  // Faults must kill the child, whatever handlers the host process installed
+  // (test frameworks and language runtimes catch SIGSEGV).
+  static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
+                              SIGXCPU, SIGTRAP, SIGSYS};
+  for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
+    signal(fatal[i], SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, NULL);
+  set_limit(RLIMIT_CORE, 0, 0);
+  rlim_t cpu_s = (rlim_t)(o->timeout_ms + 999) / 1000 + 1;
+  set_limit(RLIMIT_CPU, cpu_s, cpu_s + 1);
+#if !defined(__SANITIZE_ADDRESS__)
+  // ASan reserves terabytes of shadow memory: an AS limit would break it.
+  if (o->mem_limit_mb > 0) {
+    rlim_t bytes = (rlim_t)o->mem_limit_mb << 20;
+    set_limit(RLIMIT_AS, bytes, bytes);
+  }
+#endif
+  if (o->cpu >= 0) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(o->cpu, &set);
+    sched_setaffinity(0, sizeof set, &set);
+  }
+  child_report_stage(STAGE_START);
+  char *buf = calloc(1, reply_size + 1);
+  if (!buf)
+    report_oom(reply_size + 1);
+  buf[0] = 'R';
+  fn(user, buf + 1, reply_size);
+  write_all(reply_fd, buf, reply_size + 1);
+  _exit(0);
+}
+
+// ----------------------------------------------------------------------------
+// parent side
+
+static void read_child(int fd, int pid, int timeout_ms, strbuf *data,
+                       bool *timed_out) {
+  double deadline = now_ms() + timeout_ms;
+  char chunk[8192];
+  for (;;) {
+    double left = deadline - now_ms();
+    if (left <= 0) {
+      kill(pid, SIGKILL);
+      *timed_out = true;
+      return;
+    }
+    struct pollfd pfd = {fd, POLLIN, 0};
+    int n = poll(&pfd, 1, (int)left + 1);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n == 0)
+      continue; // re-check the deadline
+    ssize_t got = read(fd, chunk, sizeof chunk);
+    if (got < 0 && errno == EINTR)
+      continue;
+    if (got <= 0)
+      return; // EOF: the child exited
+    sb_append(data, chunk, (size_t)got);
+  }
+}
+
+// Last `max` bytes of the child's standard error, one line.
+static void stderr_tail(FILE *f, char *out, size_t max) {
+  out[0] = '\0';
+  long end;
+  if (fseek(f, 0, SEEK_END) || (end = ftell(f)) <= 0)
+    return;
+  long start = end > (long)max - 1 ? end - (long)max + 1 : 0;
+  fseek(f, start, SEEK_SET);
+  size_t n = fread(out, 1, max - 1, f);
+  out[n] = '\0';
+  while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
+    out[--n] = '\0';
+  for (size_t i = 0; i < n; i++)
+    if (out[i] == '\n')
+      out[i] = ' ';
+}
+
+static void classify_death(const mqss_measure_options *o, int wst, bool timed_out,
+                           int stage, bool oom, uint64_t oom_size, FILE *errf,
+                           mqss_measure_result *r) {
+  char tail[600];
+  stderr_tail(errf, tail, sizeof tail);
+  const char *st = stage_name(stage);
+  if (oom) {
+    r->status = MQSS_MEASURE_OUT_OF_MEMORY;
+    set_message(r, "out_of_memory: an allocation of %llu bytes failed under the "
+                "%d MiB address-space limit during %s",
+                (unsigned long long)oom_size, o->mem_limit_mb, st);
+  } else if (timed_out) {
+    r->status = MQSS_MEASURE_TIMEOUT;
+    set_message(r, "timeout: no result after %d ms wall clock during %s; the "
+                "child was killed (raise --timeout if this is expected)",
+                o->timeout_ms, st);
+  } else if (WIFSIGNALED(wst) && WTERMSIG(wst) == SIGXCPU) {
+    r->status = MQSS_MEASURE_TIMEOUT;
+    set_message(r, "timeout: CPU-time limit hit during %s", st);
+  } else if (WIFSIGNALED(wst) &&
+             (strstr(tail, "out of memory") || strstr(tail, "bad_alloc") ||
+              strstr(tail, "Cannot allocate memory"))) {
+    r->status = MQSS_MEASURE_OUT_OF_MEMORY;
+    r->signal = WTERMSIG(wst);
+    set_message(r, "out_of_memory: the child ran out of memory during %s "
+                "(limit %d MiB): %s", st, o->mem_limit_mb, tail);
+  } else if (WIFSIGNALED(wst)) {
+    r->status = MQSS_MEASURE_CRASHED;
+    r->signal = WTERMSIG(wst);
+    set_message(r, "crashed: signal %d (%s) during %s%s%s", r->signal,
+                strsignal(r->signal), st, tail[0] ? ": " : "", tail);
+  } else {
+    r->status = MQSS_MEASURE_CRASHED;
+    set_message(r, "crashed: the child exited with code %d during %s without "
+                "a result%s%s", WIFEXITED(wst) ? WEXITSTATUS(wst) : -1, st,
+                tail[0] ? ": " : "", tail);
+  }
+}
+
+mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
+                        child_fn fn, void *user, void *reply, size_t reply_size,
+                        bool *replied, mqss_measure_result *r) {
+  *replied = false;
+  if (o->no_sandbox) {
+    fn(user, reply, reply_size);
+    *replied = true;
+    return MQSS_OK;
+  }
+  int p[2];
+  FILE *errf = tmpfile();
+  if (!errf || pipe(p) != 0) {
+    if (errf)
+      fclose(errf);
+    return fail(s, MQSS_ERR_INTERNAL, "measure: cannot create a pipe or a "
+                "temporary file: %s", strerror(errno));
+  }
+  fflush(NULL); // or the child would flush our buffered output a second time
+  pid_t pid = fork();
+  if (pid < 0) {
+    int e = errno;
+    close(p[0]);
+    close(p[1]);
+    fclose(errf);
+    return fail(s, MQSS_ERR_INTERNAL, "measure: fork failed: %s", strerror(e));
+  }
+  if (pid == 0) {
+    close(p[0]);
+    reply_fd = p[1];
+    child_main(o, fn, user, reply_size, fileno(errf));
+  }
+  close(p[1]);
+  strbuf data = {0};
+  bool timed_out = false;
+  read_child(p[0], pid, o->timeout_ms, &data, &timed_out);
+  close(p[0]);
+  int wst = 0;
+  while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+    ;
+
+  int stage = STAGE_START;
+  bool oom = false;
+  uint64_t oom_size = 0;
+  for (size_t i = 0; i < data.len;) {
+    char tag = data.data[i];
+    if (tag == 'S' && i + 2 <= data.len) {
+      stage = (unsigned char)data.data[i + 1];
+      i += 2;
+    } else if (tag == 'O' && i + 9 <= data.len) {
+      oom = true;
+      memcpy(&oom_size, data.data + i + 1, 8);
+      i += 9;
+    } else if (tag == 'R' && i + 1 + reply_size <= data.len) {
+      memcpy(reply, data.data + i + 1, reply_size);
+      *replied = true;
+      i += 1 + reply_size;
+    } else {
+      break; // truncated record: the child died mid-write
+    }
+  }
+  if (!*replied)
+    classify_death(o, wst, timed_out, stage, oom, oom_size, errf, r);
+  sb_free(&data);
+  fclose(errf);
+  return MQSS_OK;
+}

@@ -1,0 +1,48 @@
+// Small helpers of the measurement harness: a monotonic clock, robust
+// summary statistics of run times, and result messages. Nothing else.
+#include "measure.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median_sorted(const double *x, int n) {
+  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
+}
+
+void summarize(double *x, int n, double *median, double *min, double *max,
+               double *mad) {
+  *median = *min = *max = *mad = 0;
+  if (n <= 0)
+    return;
+  qsort(x, (size_t)n, sizeof *x, cmp_double);
+  *min = x[0];
+  *max = x[n - 1];
+  *median = median_sorted(x, n);
+  double *dev = malloc((size_t)n * sizeof *dev); // (n,) |x - median|
+  if (!dev)
+    return;
+  for (int i = 0; i < n; i++)
+    dev[i] = x[i] > *median ? x[i] - *median : *median - x[i];
+  qsort(dev, (size_t)n, sizeof *dev, cmp_double);
+  *mad = median_sorted(dev, n);
+  free(dev);
+}
+
+void set_message(mqss_measure_result *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(r->message, sizeof r->message, fmt, ap);
+  va_end(ap);
+}
