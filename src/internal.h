@@ -57,4 +57,36 @@ struct mqss_module {
   strbuf finish_pipeline; // what the last finish ran
 };
 
+// ----------------------------------------------------------------------------
+// env: catalog, safety, features, graph (src/actions, src/features)
+
+// The session a catalog reports errors to.
+mqss_session *catalog_session(const mqss_catalog *c);
+// The top-level func.func of `m` whose sym_name is `name`, or a null op.
+MlirOperation find_function(const mqss_module *m, const char *name);
+
+// What the safety layer needs to know about a piece of IR, from one walk.
+typedef struct {
+  unsigned stages;       // MQSS_STAGE_* bits present
+  int n_names, cap_names;
+  MlirStringRef *names;  // (n_names) distinct op names, owned by the context
+} ir_summary;
+
+// Scans `root` and everything nested in it into `out` (zeroed first).
+void ir_summary_scan(MlirOperation root, ir_summary *out);
+// True when an op called `what` ("affine.for") or of dialect `what`
+// ("arith") occurs.
+bool ir_summary_has(const ir_summary *sum, const char *what);
+void ir_summary_free(ir_summary *sum);
+// Stage bits one op contributes (its dialect, its result and block-argument
+// types); does not look into nested ops.
+unsigned op_stages(MlirOperation op);
+
+// Op-kind vocabulary shared by features and graph: the id of an op name, in
+// [0, mqss_op_kind_count()). Unknown names map to their dialect's overflow
+// bucket, or to "other.misc".
+int op_kind_id(MlirStringRef name);
+// Number of named kinds (ids below this are exact op names).
+int op_kind_named_count(void);
+
 #endif // MQSS_INTERNAL_H

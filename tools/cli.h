@@ -31,5 +31,11 @@ const cli_command *cli_find(const char *name);
 
 int cmd_opt(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_measure(int argc, char **argv);
+int cmd_catalog(int argc, char **argv);
+int cmd_features(int argc, char **argv);
+int cmd_graph(int argc, char **argv);
+int cmd_corpus(int argc, char **argv);
+int cmd_baseline(int argc, char **argv);
 
 #endif // MQSS_CLI_H

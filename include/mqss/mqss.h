@@ -158,6 +158,454 @@ char *mqss_module_to_string(const mqss_module *module);
 /// whitespace, comments or SSA value names.
 uint64_t mqss_module_hash(const mqss_module *module);
 
+//===----------------------------------------------------------------------===//
+// Measurement (docs/MEASURE.md)
+//===----------------------------------------------------------------------===//
+
+/// X-macro table of measurement outcomes: (name, value, short name). The short
+/// name is what `mqss measure` prints and the JSON "status" field holds.
+#define MQSS_MEASURE_STATUS_TABLE(X)                                           \
+  X(MQSS_MEASURE_OK, 0, "ok")                                                  \
+  X(MQSS_MEASURE_PARSE_ERROR, 1, "parse_error")                                \
+  X(MQSS_MEASURE_PASS_FAILED, 2, "pass_failed")                                \
+  X(MQSS_MEASURE_VERIFY_FAILED, 3, "verify_failed")                            \
+  X(MQSS_MEASURE_CRASHED, 4, "crashed")                                        \
+  X(MQSS_MEASURE_TIMEOUT, 5, "timeout")                                        \
+  X(MQSS_MEASURE_OUT_OF_MEMORY, 6, "out_of_memory")                            \
+  X(MQSS_MEASURE_WRONG_OUTPUT, 7, "wrong_output")                              \
+  X(MQSS_MEASURE_UNSUPPORTED, 8, "unsupported")
+
+/// Outcome of one measurement (what happened to the candidate), as opposed to
+/// mqss_status (whether the harness itself could do its job).
+///  - OK: compiled, ran, outputs match the reference (or checking is off).
+///  - PARSE_ERROR: the pipeline text (or, in the CLI, the file) does not parse.
+///  - PASS_FAILED: a pass signalled failure, or the finisher could not lower
+///    what the pipeline left, or the JIT rejected the lowered module.
+///  - VERIFY_FAILED: the pipeline left IR that fails the verifier.
+///  - CRASHED: the sandbox child died of a signal (`signal` says which).
+///  - TIMEOUT: the wall-clock limit or RLIMIT_CPU was hit.
+///  - OUT_OF_MEMORY: an allocation failed under the address-space limit.
+///  - WRONG_OUTPUT: outputs differ from the reference beyond tolerance.
+///  - UNSUPPORTED: the entry's signature cannot be driven (the message names
+///    the argument), or no entry function was found.
+typedef enum {
+#define MQSS_MEASURE_STATUS_ENUM(name, value, text) name = value,
+  MQSS_MEASURE_STATUS_TABLE(MQSS_MEASURE_STATUS_ENUM)
+#undef MQSS_MEASURE_STATUS_ENUM
+} mqss_measure_status;
+
+/// Returns the short name of `status` ("ok", "wrong_output", ...), or
+/// "unknown". Static storage.
+const char *mqss_measure_status_name(mqss_measure_status status);
+
+/// Settings of one measurement. Initialise with mqss_measure_options_init()
+/// and change what you need; the strings are borrowed for the duration of
+/// the call only.
+typedef struct {
+  const char *pipeline;   ///< pass pipeline run before the finisher; NULL/"" = none
+  const char *entry;      ///< function to run; NULL = convention (docs/MEASURE.md)
+  int warmup;             ///< untimed runs before timing (default 3)
+  int repeat;             ///< timed runs (default 10, at least 1)
+  uint64_t seed;          ///< seed of the generated inputs (default 1)
+  int timeout_ms;         ///< wall-clock limit of the sandbox child (default 30000)
+  int mem_limit_mb;       ///< RLIMIT_AS of the child in MiB; 0 = none (default 4096)
+  int cpu;                ///< core to pin the child to; -1 = no pinning (default)
+  int opt_level;          ///< LLVM optimisation level of the JIT, 0-3 (default 3)
+  const char *cache_path; ///< SQLite cache file; NULL = no cache (default)
+  int no_cache;           ///< nonzero: neither read nor write the cache
+  const char *const *shared_libs; ///< extra libraries for the JIT (borrowed)
+  int num_shared_libs;    ///< length of shared_libs
+  int no_runner_libs;     ///< nonzero: do not load MLIR's runner utils libraries
+  int check_reference;    ///< nonzero: compare outputs with the reference (default 1)
+  double rtol;            ///< float tolerance, relative (default 1e-4)
+  double atol;            ///< float tolerance, absolute (default 1e-5)
+  int code_size;          ///< nonzero: compute text_bytes (default 1)
+  int no_sandbox;         ///< nonzero: run in this process, no fork or limits
+                          ///< (benchmarks and debugging only; a crash kills you)
+} mqss_measure_options;
+
+/// Fills `opts` with the defaults documented on each field.
+void mqss_measure_options_init(mqss_measure_options *opts);
+
+/// Result of one measurement. Plain data: no pointers, safe to copy.
+typedef struct {
+  mqss_measure_status status;
+  int signal;            ///< signal that killed the child when CRASHED, else 0
+  int cached;            ///< nonzero when the result came from the cache
+  char entry[128];       ///< the function that was run
+  double compile_ms;     ///< pipeline + finisher + JIT compilation
+  double pipeline_ms;    ///< the pipeline alone
+  double finish_ms;      ///< the finisher alone
+  double jit_ms;         ///< ExecutionEngine creation and symbol lookup
+  int64_t text_bytes;    ///< .text* bytes of the host object file; -1 unknown
+  int runs;              ///< timed runs (== repeat when OK)
+  double run_ms_median, run_ms_min, run_ms_max, run_ms_mad;
+  uint64_t checksum;     ///< FNV-1a of the outputs: equal => bit-identical
+  int64_t num_values;    ///< output values compared (elements + printed numbers)
+  double max_error;      ///< largest |got - want| seen
+  int mismatch_output;   ///< WRONG_OUTPUT: output number (see docs), else -1
+  int64_t mismatch_index;///< WRONG_OUTPUT: flat element index, else -1
+  double mismatch_got, mismatch_want; ///< the values at the mismatch
+  char message[1024];    ///< human-readable detail; "" when OK
+} mqss_measure_result;
+
+/// Measures `module` under `opts`: in a forked, resource-limited child it
+/// clones the module, runs opts->pipeline, the finisher and the JIT, runs the
+/// entry warmup + repeat times and compares the outputs with those of the
+/// module lowered by the finisher alone. `module` is not modified. Returns
+/// MQSS_OK whenever `out` holds a measurement, whatever its outcome (see
+/// out->status); an error status only when the harness itself failed (bad
+/// arguments, fork/pipe failure, unreadable cache), with the session message
+/// set. The session must have no other threads running (it forks).
+mqss_status mqss_measure(mqss_module *module, const mqss_measure_options *opts,
+                         mqss_measure_result *out);
+
+/// Result of a paired comparison (mqss_measure_vs()).
+typedef struct {
+  mqss_measure_result a, b; ///< each side's compile/run/check result
+  int pairs;                ///< interleaved timed pairs
+  /// Per pair ratio time(B) / time(A): above 1 means A is faster than B.
+  double ratio_median, ratio_min, ratio_max, ratio_mad;
+} mqss_measure_vs_result;
+
+/// Measures pipeline A (opts->pipeline) against `pipeline_b` on `module` in
+/// one sandbox child: both are compiled, checked against the reference, then
+/// run interleaved A B A B ... (warmup, then repeat pairs). Never cached.
+/// Returns like mqss_measure(); the ratios are set only when both sides are OK.
+mqss_status mqss_measure_vs(mqss_module *module, const mqss_measure_options *opts,
+                            const char *pipeline_b, mqss_measure_vs_result *out);
+
+// @@measure (measurement harness declarations go above this line)
+
+//===----------------------------------------------------------------------===//
+// Workload corpus and baselines (docs/CORPUS.md)
+//===----------------------------------------------------------------------===//
+
+/// Number of workload families of the corpus generator.
+int mqss_corpus_family_count(void);
+
+/// Name ("conv2d"), domain ("vision", "nlp", "hpc" or "irregular") and one-line
+/// description of family `i`, 0 <= i < mqss_corpus_family_count(). Static
+/// storage; NULL when `i` is out of range.
+const char *mqss_corpus_family_name(int i);
+const char *mqss_corpus_family_domain(int i);
+const char *mqss_corpus_family_about(int i);
+
+/// Emits module `index` of `family` for `seed` as MLIR text: a public
+/// @forward with statically shaped tensor/memref arguments, private helpers,
+/// no @main. The same (family, seed, index) always gives the same bytes; the
+/// text does not depend on any other module. No filter is applied. Returns a
+/// NUL-terminated string the caller frees with free(), or NULL when the
+/// family is unknown, `index` < 0, or memory ran out.
+char *mqss_corpus_emit(const char *family, uint64_t seed, int index);
+
+/// Options of mqss_corpus_generate(). Fill with mqss_corpus_options_init()
+/// and change what you need. Strings are borrowed for the call only.
+typedef struct {
+  const char *out_dir;     ///< directory to write into (created if missing)
+  int count;               ///< modules to keep (default 500)
+  uint64_t seed;           ///< corpus seed (default 0)
+  int min_lines;           ///< line-count window, inclusive (default 100)
+  int max_lines;           ///< (default 5000)
+  const char *families;    ///< comma-separated subset; NULL or "" = all
+  double holdout_fraction; ///< share of the hold-out split (default 0.1)
+  int min_holdout;         ///< hold-out floor, capped at count/5 (default 50)
+  int max_candidates;      ///< stop after this many tries; 0 = 20 * count
+  int verify;              ///< nonzero: parse every kept module (default 1)
+  /// Reference-runtime window in ms (pipeline "" + finisher, measured with
+  /// mqss_measure, 1 warm-up + 3 runs); both 0 = no runtime filter (default).
+  double min_run_ms, max_run_ms;
+  int timeout_ms;          ///< per-measurement limit of that filter (default 20000)
+} mqss_corpus_options;
+
+/// Fills `opts` with the defaults documented on each field.
+void mqss_corpus_options_init(mqss_corpus_options *opts);
+
+/// What mqss_corpus_generate() did. Plain data.
+typedef struct {
+  int candidates;          ///< modules emitted and examined
+  int kept;                ///< modules written (== count unless candidates ran out)
+  int dropped_short;       ///< fewer than min_lines lines
+  int dropped_long;        ///< more than max_lines lines
+  int dropped_fast;        ///< reference run below min_run_ms
+  int dropped_slow;        ///< reference run above max_run_ms (or timed out)
+  int dropped_failed;      ///< reference measurement not ok (crash, ...)
+  int train, holdout;      ///< split sizes
+  uint64_t manifest_hash;  ///< FNV-1a 64 of manifest.tsv's bytes
+} mqss_corpus_report;
+
+/// Generates a corpus into opts->out_dir: candidate i (i = 0, 1, ...) is
+/// module i of family i mod F (F = the selected families), kept when it
+/// passes the line-count window (and the runtime window when set), until
+/// opts->count are kept. Writes <family>_<i>.mlir files, manifest.tsv,
+/// train.tsv, holdout.tsv (stratified by family) and manifest.hash. Returns
+/// MQSS_ERR_INVALID_ARG (bad options or unknown family), MQSS_ERR_IO,
+/// MQSS_ERR_INTERNAL (a generated module failed to parse: a generator bug,
+/// the message names it) or MQSS_OK; `report` is filled in every case.
+mqss_status mqss_corpus_generate(mqss_session *session,
+                                 const mqss_corpus_options *opts,
+                                 mqss_corpus_report *report);
+
+/// Per-family hand-tuned pipelines (data/baselines.yaml).
+typedef struct mqss_baselines mqss_baselines;
+
+/// Loads a baselines file: a YAML mapping `families:` of family name to a
+/// mapping with a `pipeline:` string (run before the finisher; "" = none).
+/// On success stores a handle in `*out`; destroy it with
+/// mqss_baselines_destroy(). Errors name the file, line and column.
+mqss_status mqss_baselines_load(mqss_session *session, const char *path,
+                                mqss_baselines **out);
+
+/// Destroys a baselines handle. NULL is harmless.
+void mqss_baselines_destroy(mqss_baselines *baselines);
+
+/// Returns the pipeline of `family`, owned by `baselines` and valid until it
+/// is destroyed, or NULL when the file has no entry for that family.
+const char *mqss_baselines_pipeline(const mqss_baselines *baselines,
+                                    const char *family);
+
+// @@corpus (corpus and baseline declarations go above this line)
+
+//===----------------------------------------------------------------------===//
+// Environment: action catalog
+//===----------------------------------------------------------------------===//
+
+/// IR stages as bits of a set. A module is usually in several at once (for
+/// example tensor + linalg). X-macro table: (enum suffix, bit, name).
+#define MQSS_STAGE_TABLE(X)                                                    \
+  X(TENSOR, 0, "tensor")                                                       \
+  X(BUFFER, 1, "buffer")                                                       \
+  X(LINALG, 2, "linalg")                                                       \
+  X(LOOPS, 3, "loops")                                                         \
+  X(AFFINE, 4, "affine")                                                       \
+  X(VECTOR, 5, "vector")                                                       \
+  X(LLVM, 6, "llvm")
+
+/// One bit per stage: MQSS_STAGE_TENSOR = 1 << 0, ...
+enum {
+#define MQSS_STAGE_ENUM(name, bit, text) MQSS_STAGE_##name = 1u << (bit),
+  MQSS_STAGE_TABLE(MQSS_STAGE_ENUM)
+#undef MQSS_STAGE_ENUM
+  MQSS_NUM_STAGES = 7
+};
+
+/// Returns the name of stage bit number `bit` (0..MQSS_NUM_STAGES-1), or
+/// "any" when out of range. Static storage.
+const char *mqss_stage_name(int bit);
+
+/// Kind of an action parameter, and how a continuous value u in [-1, 1]
+/// (clipped first) maps onto it, with t = (u + 1) / 2 in [0, 1]:
+///  - INT: min + round(t * (max - min));
+///  - LOG_INT: round(min * (max / min)^t), geometric between min and max;
+///  - CHOICE: index min(n - 1, floor(t * n)) into the n values;
+///  - BOOL: u > 0.
+typedef enum {
+  MQSS_PARAM_INT,
+  MQSS_PARAM_LOG_INT,
+  MQSS_PARAM_CHOICE,
+  MQSS_PARAM_BOOL
+} mqss_param_kind;
+
+/// Most parameters an action may have.
+#define MQSS_MAX_PARAMS 4
+
+/// A parameter of an action. Strings are owned by the catalog.
+typedef struct {
+  const char *name;           ///< slot name: $name in the pipeline template
+  mqss_param_kind kind;
+  int64_t min, max;           ///< range of INT / LOG_INT (inclusive)
+  int n_values;               ///< CHOICE: number of values
+  const char *const *values;  ///< CHOICE: (n_values) option strings
+} mqss_param;
+
+/// An action of the catalog. Every pointer is owned by the catalog and lives
+/// until mqss_catalog_destroy().
+typedef struct {
+  const char *name;       ///< unique name, e.g. "affine-tile"
+  const char *pipeline;   ///< template, e.g. "affine-loop-tile{tile-size=$T}"; "" for STOP
+  const char *anchor;     ///< "builtin.module" or "func.func"
+  unsigned requires_stages; ///< stage bits that must all be present
+  unsigned forbids_stages;  ///< stage bits that must all be absent
+  unsigned produces_stages; ///< stage bits the action leads to (0 = any)
+  int n_needs;            ///< ops or dialects, one of which must occur
+  const char *const *needs; ///< (n_needs) e.g. "affine.for", "arith"
+  int n_params;
+  const mqss_param *params; ///< (n_params)
+  int is_stop;            ///< nonzero for the STOP action
+  int line;               ///< line of the entry in the catalog file (1-based)
+} mqss_action;
+
+/// A loaded action catalog. Immutable once loaded, so it may be shared by
+/// threads.
+typedef struct mqss_catalog mqss_catalog;
+
+/// Returns the path of the catalog shipped with the tool: $MQSS_CATALOG when
+/// set, else data/catalog.yaml of the source tree this library was built
+/// from. Static storage (or the environment's).
+const char *mqss_catalog_default_path(void);
+
+/// Loads a catalog from the YAML file at `path` (NULL: the default path).
+/// On error returns MQSS_ERR_IO or MQSS_ERR_PARSE and the session message
+/// names file:line:col. Destroy the result with mqss_catalog_destroy(). The
+/// catalog keeps `session` for its error messages: destroy it first.
+mqss_status mqss_catalog_load(mqss_session *session, const char *path,
+                              mqss_catalog **out);
+
+/// Destroys a catalog. NULL is harmless.
+void mqss_catalog_destroy(mqss_catalog *catalog);
+
+/// Number of actions, STOP included.
+int mqss_catalog_size(const mqss_catalog *catalog);
+
+/// Action `i` (0 <= i < size), or NULL when out of range. Owned by the
+/// catalog.
+const mqss_action *mqss_catalog_action(const mqss_catalog *catalog, int i);
+
+/// Index of the action called `name`, or -1.
+int mqss_catalog_find(const mqss_catalog *catalog, const char *name);
+
+/// Index of the STOP action, or -1 when the catalog has none.
+int mqss_catalog_stop(const mqss_catalog *catalog);
+
+/// Stable 64-bit FNV-1a hash of the catalog's content (names, pipelines,
+/// anchors, stages, needs and parameters, in order), recorded in policy
+/// files. Comments and layout of the YAML file do not change it.
+uint64_t mqss_catalog_hash(const mqss_catalog *catalog);
+
+/// Maps the continuous value `u` onto `param` (see mqss_param_kind): the
+/// integer value, the choice index, or 0/1 for BOOL. NaN counts as 0.
+int64_t mqss_param_map(const mqss_param *param, float u);
+
+/// One decision of the policy: an action, its raw parameter values, and
+/// optionally the one function it is scoped to.
+typedef struct {
+  int action;                  ///< index into the catalog
+  float u[MQSS_MAX_PARAMS];    ///< raw parameter values in [-1, 1]
+  const char *target;          ///< func.func symbol name, or NULL: whole module
+} mqss_decision;
+
+/// Formats the pipeline `decision` runs, anchored: "func.func(P)" or
+/// "builtin.module(P)" with the parameter slots filled. The text is the same
+/// whether or not the decision has a target. Returns a string the caller
+/// frees with free(), or NULL when the action index is invalid (the session
+/// message says why) or out of memory.
+char *mqss_decision_pipeline(const mqss_catalog *catalog,
+                             const mqss_decision *decision);
+
+/// Applies `decision` to `module` in place. STOP does nothing. A targeted
+/// decision runs its func.func pipeline on the named function only;
+/// targeting a builtin.module action, or a missing function, returns
+/// MQSS_ERR_INVALID_ARG. Pipeline failures return what
+/// mqss_module_run_pipeline() would. The module may be partly transformed on
+/// failure. Does not check preconditions: see mqss_action_check().
+mqss_status mqss_decision_apply(mqss_module *module,
+                                const mqss_catalog *catalog,
+                                const mqss_decision *decision);
+
+//===----------------------------------------------------------------------===//
+// Environment: safety layer
+//===----------------------------------------------------------------------===//
+
+/// Returns the set of stages (MQSS_STAGE_* bits) present in `module`:
+/// tensor (a value of tensor type), buffer (memref), linalg, loops (scf),
+/// affine, vector, llvm (an op of that dialect).
+unsigned mqss_module_stages(const mqss_module *module);
+
+/// Checks the preconditions of catalog action `action` on the current IR of
+/// `module` (restricted to function `target` when not NULL): required and
+/// forbidden stages, needed ops, anchor and target. Returns 1 when allowed,
+/// 0 when blocked, and writes a one-line reason (for example "blocked: needs
+/// one of affine.for; none in the IR") into `why` (`why_len` bytes, may be
+/// NULL/0). STOP is always allowed.
+int mqss_action_check(const mqss_module *module, const mqss_catalog *catalog,
+                      int action, const char *target, char *why,
+                      size_t why_len);
+
+/// Fills `mask` (catalog size bytes) with 1 for each allowed action and 0
+/// for each blocked one, scanning the IR once. Returns the number allowed
+/// (at least 1: STOP), or -1 on a NULL argument.
+int mqss_action_mask(const mqss_module *module, const mqss_catalog *catalog,
+                     const char *target, uint8_t *mask);
+
+//===----------------------------------------------------------------------===//
+// Environment: state features
+//===----------------------------------------------------------------------===//
+
+/// Length of the state vector.
+#define MQSS_FEATURE_DIM 256
+
+/// Number of past actions the context level records.
+#define MQSS_HISTORY_LEN 10
+
+/// Computes the state vector of `module` into `out` (MQSS_FEATURE_DIM
+/// floats). The context level comes from `history` (`n_history` action
+/// indices into `catalog`, oldest first; may be NULL/0), `step` and
+/// `max_steps`. `catalog` may be NULL (then history is ignored). Every value
+/// is finite; most lie in [0, 1]. Layout: see mqss_feature_name() and
+/// docs/FEATURES.md.
+mqss_status mqss_features(const mqss_module *module,
+                          const mqss_catalog *catalog, const int *history,
+                          int n_history, int max_steps, float *out);
+
+/// Name of feature `i` (e.g. "syn.op.linalg.matmul"), or NULL when out of
+/// range. Static storage.
+const char *mqss_feature_name(int i);
+
+/// One-line description of feature `i`, or NULL when out of range. Static.
+const char *mqss_feature_doc(int i);
+
+/// 64-bit hash of the layout (every name in order), recorded in policy files.
+uint64_t mqss_feature_layout_hash(void);
+
+//===----------------------------------------------------------------------===//
+// Environment: IR graph
+//===----------------------------------------------------------------------===//
+
+/// Per-node feature length of mqss_graph.x.
+#define MQSS_GRAPH_FEATURE_DIM 12
+
+/// The IR as a graph for GraphSAGE with mean aggregation. Nodes [0, n_ops)
+/// are operations in walk (pre-)order, nodes [n_ops, n_nodes) are blocks.
+/// Edges, each stored in both directions: producer op (or block, for a block
+/// argument) <-> user op, op <-> its block, block <-> the op owning its
+/// region. Neighbours of node i are col[row_ptr[i] .. row_ptr[i+1]), sorted
+/// and without duplicates; a node's own row never lists itself. Node
+/// features, row-major (n_nodes, dim), columns:
+///   0 op-kind id (vocabulary index, see mqss_op_kind_name; blocks: -1)
+///   1 is-block, 2 log1p(#operands or #block arguments), 3 log1p(#results),
+///   4 log1p(#regions), 5 nesting depth / 8, 6 log1p(#uses of results),
+///   7 rank of first result or argument type / 4, 8 log1p(elements of it)/16,
+///   9 is float element type, 10 is memref, 11 is tensor.
+/// Every pointer is owned by the graph and lives until mqss_graph_destroy().
+typedef struct {
+  int n_nodes;   ///< ops + blocks
+  int n_ops;     ///< nodes [0, n_ops) are ops
+  int dim;       ///< MQSS_GRAPH_FEATURE_DIM
+  int nnz;       ///< row_ptr[n_nodes]
+  float *x;      ///< (n_nodes, dim) node features
+  int *row_ptr;  ///< (n_nodes + 1)
+  int *col;      ///< (nnz) neighbour node ids
+  int *kind;     ///< (n_nodes) op-kind id, -1 for blocks
+} mqss_graph;
+
+/// Builds the graph of `module`. Destroy it with mqss_graph_destroy().
+mqss_status mqss_graph_build(const mqss_module *module, mqss_graph **out);
+
+/// Destroys a graph. NULL is harmless.
+void mqss_graph_destroy(mqss_graph *graph);
+
+/// Number of op kinds in the fixed vocabulary (ids 0..n-1; the last ids are
+/// per-dialect overflow buckets).
+int mqss_op_kind_count(void);
+
+/// Name of op kind `id` ("linalg.matmul", or "other.linalg" for a bucket),
+/// or NULL when out of range. Static storage.
+const char *mqss_op_kind_name(int id);
+
+// @@env (catalog, safety, features, graph, environment declarations go above this line)
+
+// @@policy (policy network and inference declarations go above this line)
+
 #ifdef __cplusplus
 }
 #endif

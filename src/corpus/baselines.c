@@ -1,0 +1,136 @@
+// Loader of the per-family hand-tuned baseline pipelines (data/baselines.yaml):
+//
+//   version: 1
+//   families:
+//     conv2d:
+//       pipeline: "..."     # run before the finisher; "" = finisher only
+//
+// It only reads the file into a small table; measuring the baselines is the
+// CLI's job (tools/cmd_baseline.c) through mqss_measure().
+#include "corpus.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+enum { MAX_BASELINES = 64 };
+
+struct mqss_baselines {
+  int n;
+  char *family[MAX_BASELINES];   // owned
+  char *pipeline[MAX_BASELINES]; // owned
+};
+
+// ----------------------------------------------------------------------------
+// YAML helpers
+
+static const char *scalar(yaml_document_t *d, yaml_node_t *n) {
+  (void)d;
+  return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value
+                                          : NULL;
+}
+
+static yaml_node_t *map_get(yaml_document_t *d, yaml_node_t *map,
+                            const char *key) {
+  if (!map || map->type != YAML_MAPPING_NODE)
+    return NULL;
+  for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+       p < map->data.mapping.pairs.top; p++) {
+    const char *k = scalar(d, yaml_document_get_node(d, p->key));
+    if (k && !strcmp(k, key))
+      return yaml_document_get_node(d, p->value);
+  }
+  return NULL;
+}
+
+// ----------------------------------------------------------------------------
+// load
+
+void mqss_baselines_destroy(mqss_baselines *b) {
+  if (!b)
+    return;
+  for (int i = 0; i < b->n; i++) {
+    free(b->family[i]);
+    free(b->pipeline[i]);
+  }
+  free(b);
+}
+
+mqss_status mqss_baselines_load(mqss_session *s, const char *path,
+                                mqss_baselines **out) {
+  if (!s || !path || !out)
+    return s ? fail(s, MQSS_ERR_INVALID_ARG, "baselines: no path given")
+             : MQSS_ERR_INVALID_ARG;
+  *out = NULL;
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return fail(s, MQSS_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
+  yaml_parser_t parser;
+  yaml_document_t doc;
+  yaml_parser_initialize(&parser);
+  yaml_parser_set_input_file(&parser, f);
+  mqss_status st = MQSS_OK;
+  if (!yaml_parser_load(&parser, &doc)) {
+    st = fail(s, MQSS_ERR_PARSE, "cannot parse '%s': %s:%zu:%zu: %s", path,
+              path, parser.problem_mark.line + 1,
+              parser.problem_mark.column + 1,
+              parser.problem ? parser.problem : "YAML error");
+    yaml_parser_delete(&parser);
+    fclose(f);
+    return st;
+  }
+  mqss_baselines *b = calloc(1, sizeof *b);
+  yaml_node_t *root = yaml_document_get_root_node(&doc);
+  yaml_node_t *fams = map_get(&doc, root, "families");
+  if (!b) {
+    st = fail(s, MQSS_ERR_NOMEM, "out of memory");
+  } else if (!fams || fams->type != YAML_MAPPING_NODE) {
+    st = fail(s, MQSS_ERR_PARSE,
+              "cannot parse '%s': %s:1:1: expected a 'families:' mapping of "
+              "family name to {pipeline: TEXT}",
+              path, path);
+  } else {
+    for (yaml_node_pair_t *p = fams->data.mapping.pairs.start;
+         p < fams->data.mapping.pairs.top && st == MQSS_OK; p++) {
+      yaml_node_t *kn = yaml_document_get_node(&doc, p->key);
+      yaml_node_t *vn = yaml_document_get_node(&doc, p->value);
+      const char *name = scalar(&doc, kn);
+      const char *pipe = scalar(&doc, map_get(&doc, vn, "pipeline"));
+      if (!name || !pipe) {
+        st = fail(s, MQSS_ERR_PARSE,
+                  "cannot parse '%s': %s:%zu:%zu: each family needs a "
+                  "'pipeline:' string",
+                  path, path, kn->start_mark.line + 1,
+                  kn->start_mark.column + 1);
+      } else if (b->n == MAX_BASELINES) {
+        st = fail(s, MQSS_ERR_PARSE, "cannot parse '%s': more than %d families",
+                  path, MAX_BASELINES);
+      } else {
+        b->family[b->n] = strdup(name);
+        b->pipeline[b->n] = strdup(pipe);
+        b->n++;
+      }
+    }
+  }
+  yaml_document_delete(&doc);
+  yaml_parser_delete(&parser);
+  fclose(f);
+  if (st != MQSS_OK) {
+    mqss_baselines_destroy(b);
+    return st;
+  }
+  *out = b;
+  return MQSS_OK;
+}
+
+const char *mqss_baselines_pipeline(const mqss_baselines *b,
+                                    const char *family) {
+  if (!b || !family)
+    return NULL;
+  for (int i = 0; i < b->n; i++)
+    if (!strcmp(b->family[i], family))
+      return b->pipeline[i];
+  return NULL;
+}

@@ -1,0 +1,110 @@
+// The family table of the corpus generator: name, domain, a one-line
+// description and the emitter of every workload family, plus the function
+// that turns (family, seed, index) into one module's text. Adding a family
+// is one row here and one emitter; nothing else changes.
+#include "corpus.h"
+
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// the table
+
+const corpus_family corpus_families[] = {
+    // vision: convolutional networks on 4-D tensors
+    {"conv2d", "vision",
+     "conv_2d stacks, NHWC/NCHW, strides, dilations, padding, f32/f64/i8",
+     fam_conv2d},
+    {"depthwise", "vision",
+     "MobileNetV2 blocks: 1x1 expand, depthwise 3x3, 1x1 project, skip",
+     fam_depthwise},
+    {"pooling", "vision", "1x1 stem, max/sum pooling pyramid, global pool",
+     fam_pooling},
+    {"resblock", "vision", "ResNet basic blocks with identity skips",
+     fam_resblock},
+    {"cnn", "vision", "small CNN: conv/relu/maxpool, flatten, dense, softmax",
+     fam_cnn},
+    // NLP: transformer pieces on 2-D [tokens x features] tensors
+    {"matmul_chain", "nlp", "dense layer chains (f32/f64/i8->i32), batched",
+     fam_matmul_chain},
+    {"mlp", "nlp", "feed-forward blocks with GELU/SiLU/ReLU and residuals",
+     fam_mlp},
+    {"softmax", "nlp", "scoring heads: linear + (log-)softmax, temperature",
+     fam_softmax},
+    {"layernorm", "nlp", "LayerNorm/RMSNorm + linear + residual stacks",
+     fam_layernorm},
+    {"attention", "nlp", "self-attention heads (causal or not), summed",
+     fam_attention},
+    {"transformer", "nlp", "pre-LN transformer blocks", fam_transformer},
+    // HPC: PolyBench kernels as affine.for nests on memrefs
+    {"poly_blas3", "hpc", "gemm, 2mm, 3mm, syrk, doitgen", fam_poly_blas3},
+    {"poly_blas2", "hpc", "atax, bicg, mvt, gesummv", fam_poly_blas2},
+    {"poly_stencil", "hpc", "jacobi-1d/2d, seidel-2d, heat-3d, fdtd-2d",
+     fam_poly_stencil},
+    // irregular: index arrays and data-dependent control flow
+    {"spmv", "irregular", "CSR SpMV, transposed SpMV (scatter), SpMM, ELL",
+     fam_spmv},
+    {"gather_scatter", "irregular",
+     "embedding gather, scatter-add, segment sum, permuted axpy",
+     fam_gather_scatter},
+    {"recurrence", "irregular",
+     "scf.while Newton/logistic/power iteration, IIR filter (iter_args)",
+     fam_recurrence},
+};
+
+const int corpus_nfamilies = sizeof corpus_families / sizeof corpus_families[0];
+
+const corpus_family *corpus_family_find(const char *name) {
+  for (int i = 0; i < corpus_nfamilies; i++)
+    if (!strcmp(corpus_families[i].name, name))
+      return &corpus_families[i];
+  return NULL;
+}
+
+// ----------------------------------------------------------------------------
+// one module
+
+// splitmix64: spreads the user's seed over the whole state space, so seeds
+// S and S+1 do not give shifted copies of the same streams.
+static uint64_t splitmix64(uint64_t x) {
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+void corpus_emit_module(const corpus_family *f, uint64_t seed, int index,
+                        strbuf *out) {
+  gen g;
+  // Module `index` depends only on (seed, index): state from the index,
+  // stream from the seed. It does not depend on how many modules are made.
+  gen_init(&g, splitmix64(splitmix64(seed) + (uint64_t)index), seed);
+  f->emit(&g);
+  gen_finish(&g, f->name, f->domain, seed, index, out);
+  gen_free(&g);
+}
+
+// ----------------------------------------------------------------------------
+// public accessors
+
+int mqss_corpus_family_count(void) { return corpus_nfamilies; }
+
+const char *mqss_corpus_family_name(int i) {
+  return i >= 0 && i < corpus_nfamilies ? corpus_families[i].name : NULL;
+}
+
+const char *mqss_corpus_family_domain(int i) {
+  return i >= 0 && i < corpus_nfamilies ? corpus_families[i].domain : NULL;
+}
+
+const char *mqss_corpus_family_about(int i) {
+  return i >= 0 && i < corpus_nfamilies ? corpus_families[i].about : NULL;
+}
+
+char *mqss_corpus_emit(const char *family, uint64_t seed, int index) {
+  const corpus_family *f = family ? corpus_family_find(family) : NULL;
+  if (!f || index < 0)
+    return NULL;
+  strbuf sb = {0};
+  corpus_emit_module(f, seed, index, &sb);
+  return sb.data;
+}
