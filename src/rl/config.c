@@ -57,7 +57,7 @@ static const struct key {
     {"env.reward.runtime", K_FLOAT, F(w_runtime), -100, 100, NULL, "runtime weight"},
     {"env.reward.code_size", K_FLOAT, F(w_size), -100, 100, NULL, "code-size weight"},
     {"env.reward.ema", K_FLOAT, F(reward_ema), 0, 0.9999, NULL, "reward EMA alpha (0 = off)"},
-    {"policy.arch", K_STRING, F(arch), 0, 0, "sage mlp", "network architecture"},
+    {"policy.arch", K_STRING, F(arch), 0, 0, "gnn mlp", "network architecture"},
     {"policy.hidden", K_INT, F(hidden), 4, 4096, NULL, "hidden width"},
 #undef F
 };
@@ -75,7 +75,7 @@ void train_config_defaults(train_config *c) {
       .seed = 0, .pin_workers = 0, .baseline_json = "baseline.json",
       .manifest = "", .target_device = "host", .w_success = 0.3f,
       .w_compile = 0.2f, .w_runtime = 0.4f, .w_size = 0.1f, .reward_ema = 0,
-      .arch = "sage", .hidden = 64};
+      .arch = "gnn", .hidden = 128};
 }
 
 // ----------------------------------------------------------------------------

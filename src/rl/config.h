@@ -36,7 +36,7 @@ typedef struct {
   float w_success, w_compile, w_runtime, w_size; // reward weights
   float reward_ema;       // 0 = off, else EMA alpha (0.95 in DESIGN.md)
   // policy
-  char arch[16];          // "sage" (GraphSAGE + MLP) or "mlp" (flat state)
+  char arch[16];          // "gnn" (GraphSAGE x2 + MLP) or "mlp" (flat state)
   int hidden;             // width of every hidden layer
 } train_config;
 

@@ -1,0 +1,144 @@
+// Unit tests of the PPO learner: GAE on a hand-computed episode, the
+// epsilon-greedy behaviour log-probability, and a toy bandit with a
+// continuous parameter where PPO must find the best action and parameter
+// within a fixed number of updates.
+#include "rl/ppo_update.h" // before cmocka: it defines a fail() macro
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static void test_gae_hand_computed(void **state) {
+  (void)state;
+  // gamma 0.9, lambda 0.8:
+  //   d2 = 2 - 0.3 = 1.7                          A2 = 1.7
+  //   d1 = 0 + 0.9*0.3 - 0.4 = -0.13              A1 = -0.13 + 0.72*1.7 = 1.094
+  //   d0 = 1 + 0.9*0.4 - 0.5 = 0.86               A0 = 0.86 + 0.72*1.094 = 1.64768
+  // then a second one-step episode: d3 = 0.5 - 0.25 = 0.25 (no bootstrap).
+  float r[] = {1, 0, 2, 0.5f}, v[] = {0.5f, 0.4f, 0.3f, 0.25f};
+  uint8_t done[] = {0, 0, 1, 1};
+  float adv[4], ret[4];
+  gae(adv, ret, r, v, done, 4, 0.9f, 0.8f);
+  const float want_adv[] = {1.64768f, 1.094f, 1.7f, 0.25f};
+  for (int t = 0; t < 4; t++) {
+    assert_float_equal(adv[t], want_adv[t], 1e-5);
+    assert_float_equal(ret[t], want_adv[t] + v[t], 1e-5);
+  }
+}
+
+// ----------------------------------------------------------------------------
+// a bandit: 3 actions + STOP; action 1 has one parameter.
+//   reward(0) = 0.3, reward(1, u) = 1 - (u - 0.5)^2, reward(2) = 0, STOP = 0
+// The best choice is action 1 with u = 0.5 (reward 1).
+
+enum { S = 8, NA = 3, BATCH = 64 };
+
+static nn_model *bandit_model(uint64_t seed) {
+  nn_config cfg;
+  nn_config_default(&cfg);
+  cfg.arch = NN_ARCH_MLP;
+  cfg.state_dim = S;
+  cfg.hidden_dim = 16;
+  cfg.n_actions = NA;
+  cfg.param_count[1] = 1;
+  return nn_model_create(&cfg, seed);
+}
+
+static float bandit_reward(int action, const float *u, int slot) {
+  if (action == 0)
+    return 0.3f;
+  if (action == 1)
+    return 1.0f - (u[slot] - 0.5f) * (u[slot] - 0.5f);
+  return 0.0f;
+}
+
+static void test_epsilon_logp(void **state) {
+  (void)state;
+  nn_model *m = bandit_model(1);
+  float st[S] = {1, 0, 1, 0, 1, 0, 1, 0};
+  uint8_t mask[NA + 1] = {1, 1, 0, 1}; // action 2 blocked: 3 allowed
+  nn_acts acts = {0};
+  assert_int_equal(nn_acts_ensure(&acts, m, 1, 0), 0);
+  nn_batch in = {.B = 1, .state = st, .mask = mask};
+  nn_forward(m, &acts, &in);
+  nn_rng rng;
+  nn_rng_seed(&rng, 7);
+  for (int trial = 0; trial < 50; trial++) {
+    float u[1] = {0}, logp, value;
+    int a = ppo_act(m, &acts, mask, 0, &rng, 0.25f, u, &logp, &value);
+    assert_true(a >= 0 && a <= NA && a != 2);
+    // Expected: log(0.25/3 + 0.75 p(a)) + Gaussian part (action 1 only).
+    double p = exp(acts.logp[a]);
+    double want = log(0.25 / 3 + 0.75 * p);
+    if (a == 1) {
+      double sd = exp(m->params.log_std[0]);
+      double z = (u[0] - acts.mu[0]) / sd;
+      want += -0.5 * z * z - log(sd) - 0.5 * log(2 * M_PI);
+    }
+    assert_float_equal(logp, want, 1e-5);
+    assert_float_equal(value, acts.value[0], 0);
+  }
+  nn_acts_free(&acts);
+  nn_model_destroy(m);
+}
+
+static void test_bandit_learns(void **state) {
+  (void)state;
+  nn_model *m = bandit_model(3);
+  rollout_buffer rb;
+  assert_int_equal(rb_init(&rb, m, BATCH), 0);
+  float st[S] = {1, 0, 1, 0, 1, 0, 1, 0};
+  uint8_t mask[NA + 1] = {1, 1, 1, 1};
+  nn_acts acts = {0};
+  assert_int_equal(nn_acts_ensure(&acts, m, 1, 0), 0);
+  nn_batch in = {.B = 1, .state = st, .mask = mask};
+  nn_rng rng;
+  nn_rng_seed(&rng, 11);
+  ppo_update_config c = {
+      .ppo = {.clip_eps = 0.2f, .vf_coef = 0.5f, .ent_coef = 0.0f},
+      .adam = {.lr = 0.01f, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f,
+               .max_grad_norm = 0.5f},
+      .epochs = 4, .minibatch = 16, .gamma = 0.99f, .lambda = 0.95f};
+  nn_forward(m, &acts, &in);
+  float p1_before = expf(acts.logp[1]);
+  enum { K = 40 }; // updates allowed to get there
+  for (int it = 0; it < K; it++) {
+    nn_forward(m, &acts, &in);
+    rb_clear(&rb);
+    for (int e = 0; e < BATCH; e++) {
+      float u[1] = {0}, logp, value;
+      int a = ppo_act(m, &acts, mask, 0, &rng, 0.1f, u, &logp, &value);
+      rb_push(&rb, st, NULL, mask, a, u, logp, value, bandit_reward(a, u, 0), true);
+    }
+    nn_ppo_stats stats;
+    assert_int_equal(ppo_update(m, &rb, &c, &rng, &stats), 0);
+    assert_true(isfinite(stats.loss));
+  }
+  nn_forward(m, &acts, &in);
+  float u[1] = {0}, logp, value;
+  int greedy = ppo_act(m, &acts, mask, 0, NULL, 0, u, &logp, &value);
+  printf("bandit: p(best) %.3f -> %.3f, greedy action %d, u %.3f, value %.3f\n",
+         p1_before, expf(acts.logp[1]), greedy, u[0], value);
+  assert_int_equal(greedy, 1);
+  assert_true(expf(acts.logp[1]) > 0.9f);
+  assert_float_equal(u[0], 0.5f, 0.15f);
+  assert_float_equal(value, 1.0f, 0.2f); // the value head learned the payoff
+  rb_free(&rb);
+  nn_acts_free(&acts);
+  nn_model_destroy(m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_gae_hand_computed),
+      cmocka_unit_test(test_epsilon_logp),
+      cmocka_unit_test(test_bandit_learns),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
