@@ -1,0 +1,38 @@
+// Training checkpoints: everything `mqss train --resume` needs to continue a
+// run exactly as if it had not stopped (weights, Adam moments and step, the
+// RNG streams, counters, the early-stopping window). A private binary format
+// with a magic number and a version, written atomically (temporary file,
+// fsync, rename). Exported policies are safetensors, not this (src/nn).
+#ifndef MQSS_RL_CHECKPOINT_H
+#define MQSS_RL_CHECKPOINT_H
+
+#include "nn/nn.h"
+#include "internal.h"
+
+#define CKPT_MAGIC 0x54504b4353535130ULL // "0QSSCKPT" little-endian
+#define CKPT_VERSION 1
+#define CKPT_MAX_WINDOW 4096
+
+typedef struct {
+  uint64_t config_hash;   // hash of the training config: a resume must match
+  int64_t iteration;      // iterations completed
+  int64_t env_steps;      // environment steps completed
+  uint64_t rng;           // trainer RNG state (nn_rng.s)
+  double reward_ema;      // EMA state of the reward smoothing
+  double elapsed_s;       // training time so far
+  int n_window;           // entries in window
+  float window[CKPT_MAX_WINDOW]; // recent episodic returns (early stopping)
+} ckpt_state;
+
+// Writes m (parameters, Adam moments and step) and st to `path` atomically.
+mqss_status ckpt_save(mqss_session *s, const char *path, const nn_model *m,
+                      const ckpt_state *st);
+
+// Loads `path` into m (which must have the same shape) and st. Fails with a
+// message naming the file for a bad magic/version, a truncated file, a shape
+// mismatch, or a config hash that differs from st->config_hash on entry; m
+// is then left in an unspecified state.
+mqss_status ckpt_load(mqss_session *s, const char *path, nn_model *m,
+                      ckpt_state *st);
+
+#endif // MQSS_RL_CHECKPOINT_H
