@@ -1,6 +1,7 @@
-// Rollout worker pool (see pool.h). Trainer and workers talk over one
-// AF_UNIX socketpair per worker with framed messages; a task's child talks to
-// its worker over a pipe with length-prefixed records.
+// Rollout worker pool (see pool.h). The trainer and each worker exchange
+// framed messages (header + payload) over a transport: a socketpair for
+// local workers, or a caller's backend (MPI). A task's child talks to its
+// worker over a pipe with length-prefixed records.
 #define _GNU_SOURCE // sched_setaffinity, CPU_SET
 #include "rl/pool.h"
 
@@ -9,15 +10,15 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
-#include <sys/prctl.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 // ----------------------------------------------------------------------------
-// framing
+// messages
 
 enum { MSG_PARAMS = 1, MSG_TASK, MSG_QUIT, MSG_RECORD, MSG_DONE };
 
@@ -31,6 +32,36 @@ typedef struct {
   int32_t status; // task_status
   int32_t signal;
 } done_payload;
+
+// Sends header + payload as one message over a send function.
+typedef bool (*send_fn)(void *ctx, const void *msg, size_t len);
+
+static bool send_msg(send_fn send, void *ctx, uint32_t type, int32_t index,
+                     const void *data, size_t len) {
+  char *msg = malloc(sizeof(msg_header) + len);
+  if (!msg)
+    return false;
+  msg_header h = {type, index, len};
+  memcpy(msg, &h, sizeof h);
+  if (len)
+    memcpy(msg + sizeof h, data, len);
+  bool ok = send(ctx, msg, sizeof h + len);
+  free(msg);
+  return ok;
+}
+
+// Splits a received message; false when it is malformed.
+static bool unpack(const void *msg, size_t len, msg_header *h,
+                   const char **payload) {
+  if (len < sizeof *h)
+    return false;
+  memcpy(h, msg, sizeof *h);
+  *payload = (const char *)msg + sizeof *h;
+  return h->len == len - sizeof *h;
+}
+
+// ----------------------------------------------------------------------------
+// byte streams (sockets and pipes)
 
 static bool write_all(int fd, const void *buf, size_t len) {
   const char *p = buf;
@@ -62,31 +93,31 @@ static bool read_all(int fd, void *buf, size_t len) {
   return true;
 }
 
-static bool send_msg(int fd, uint32_t type, int32_t index, const void *data,
-                     size_t len) {
-  msg_header h = {type, index, len};
-  return write_all(fd, &h, sizeof h) && (len == 0 || write_all(fd, data, len));
+static bool fd_send(void *ctx, const void *msg, size_t len) {
+  return write_all((int)(intptr_t)ctx, msg, len);
 }
 
-// Reads one message; *data is malloc'ed (NULL when empty). False on EOF/error.
-static bool recv_msg(int fd, msg_header *h, void **data) {
-  *data = NULL;
-  if (!read_all(fd, h, sizeof *h))
+static bool fd_recv(void *ctx, void **msg, size_t *len) {
+  int fd = (int)(intptr_t)ctx;
+  msg_header h;
+  *msg = NULL;
+  if (!read_all(fd, &h, sizeof h))
     return false;
-  if (h->len == 0)
-    return true;
-  if (!(*data = malloc(h->len)))
+  char *buf = malloc(sizeof h + h.len);
+  if (!buf)
     return false;
-  if (!read_all(fd, *data, h->len)) {
-    free(*data);
-    *data = NULL;
+  memcpy(buf, &h, sizeof h);
+  if (!read_all(fd, buf + sizeof h, h.len)) {
+    free(buf);
     return false;
   }
+  *msg = buf;
+  *len = sizeof h + h.len;
   return true;
 }
 
 // ----------------------------------------------------------------------------
-// the worker process
+// the worker side
 
 static void emit_record(void *emit_ctx, const void *rec, size_t len) {
   int fd = *(int *)emit_ctx;
@@ -101,27 +132,16 @@ static int64_t now_ms(void) {
   return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-// Runs one task in a child and relays its records; returns the outcome.
-static done_payload run_task(int sock, int index, const worker_pool *p,
-                             const void *params, size_t plen, const void *task,
-                             size_t tlen);
-
-struct worker_pool {
-  mqss_session *session;
-  pool_options opts;
+typedef struct {
+  const pool_link *link;
   pool_task_fn fn;
   void *user;
-  int n;
-  pid_t *pid;   // (n) worker pids
-  int *fd;      // (n) trainer end of each socketpair
-  int *task;    // (n) task index a worker runs, or -1 when idle
-  void *params; // last parameter blob, resent to respawned workers
-  size_t plen;
-};
+  int timeout_ms;
+} serve_ctx;
 
-static done_payload run_task(int sock, int index, const worker_pool *p,
-                             const void *params, size_t plen, const void *task,
-                             size_t tlen) {
+// Runs one task in a child and relays its records; returns the outcome.
+static done_payload run_task(const serve_ctx *sc, int index, const void *params,
+                             size_t plen, const void *task, size_t tlen) {
   done_payload d = {TASK_FAILED, 0};
   int pfd[2];
   if (pipe(pfd) != 0)
@@ -139,14 +159,11 @@ static done_payload run_task(int sock, int index, const worker_pool *p,
     for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
       signal(faults[i], SIG_DFL);
     close(pfd[0]);
-    close(sock);
-    p->fn(p->user, params, plen, task, tlen, emit_record, &pfd[1]);
+    sc->fn(sc->user, params, plen, task, tlen, emit_record, &pfd[1]);
     _exit(0);
   }
   close(pfd[1]);
-  int64_t deadline = p->opts.task_timeout_ms > 0
-                         ? now_ms() + p->opts.task_timeout_ms
-                         : -1;
+  int64_t deadline = sc->timeout_ms > 0 ? now_ms() + sc->timeout_ms : -1;
   bool timed_out = false;
   for (;;) {
     int wait = deadline < 0 ? -1 : (int)(deadline - now_ms());
@@ -170,7 +187,7 @@ static done_payload run_task(int sock, int index, const worker_pool *p,
       free(rec);
       break;
     }
-    bool sent = send_msg(sock, MSG_RECORD, index, rec, len);
+    bool sent = send_msg(sc->link->send, sc->link->ctx, MSG_RECORD, index, rec, len);
     free(rec);
     if (!sent)
       _exit(0); // the trainer is gone
@@ -198,35 +215,57 @@ static void pin_to_core(int worker) {
   sched_setaffinity(0, sizeof set, &set); // best effort: a hint, not a need
 }
 
-static _Noreturn void worker_main(const worker_pool *p, int worker, int sock) {
-  if (p->opts.pin)
+void pool_serve(const pool_link *link, const pool_options *opts,
+                pool_task_fn fn, void *user, int worker) {
+  if (opts->pin)
     pin_to_core(worker);
-  void *params = NULL;
+  serve_ctx sc = {link, fn, user, opts->task_timeout_ms};
+  void *params_msg = NULL; // the whole PARAMS message, payload inside
+  const char *params = NULL;
   size_t plen = 0;
   for (;;) {
+    void *msg;
+    size_t len;
     msg_header h;
-    void *data;
-    if (!recv_msg(sock, &h, &data) || h.type == MSG_QUIT)
-      _exit(0);
-    if (h.type == MSG_PARAMS) {
-      free(params);
-      params = data;
-      plen = h.len;
-    } else if (h.type == MSG_TASK) {
-      done_payload d = run_task(sock, h.index, p, params, plen, data, h.len);
-      free(data);
-      if (!send_msg(sock, MSG_DONE, h.index, &d, sizeof d))
-        _exit(0);
-    } else {
-      free(data);
+    const char *payload;
+    if (!link->recv(link->ctx, &msg, &len))
+      break;
+    if (!unpack(msg, len, &h, &payload) || h.type == MSG_QUIT) {
+      free(msg);
+      break;
     }
+    if (h.type == MSG_PARAMS) {
+      free(params_msg);
+      params_msg = msg;
+      params = payload;
+      plen = h.len;
+      continue;
+    }
+    bool ok = true;
+    if (h.type == MSG_TASK) {
+      done_payload d = run_task(&sc, h.index, params, plen, payload, h.len);
+      ok = send_msg(link->send, link->ctx, MSG_DONE, h.index, &d, sizeof d);
+    }
+    free(msg);
+    if (!ok)
+      break;
   }
+  free(params_msg);
 }
 
 // ----------------------------------------------------------------------------
-// the trainer side
+// local workers: forked processes on socketpairs
 
-static bool spawn(worker_pool *p, int i) {
+typedef struct {
+  int n;
+  pid_t *pid;       // (n)
+  int *fd;          // (n) the trainer's end of each socketpair, or -1
+  pool_options opts;
+  pool_task_fn fn;
+  void *user;
+} local_workers;
+
+static bool local_spawn(local_workers *lw, int i) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return false;
@@ -238,56 +277,168 @@ static bool spawn(worker_pool *p, int i) {
   }
   if (pid == 0) {
     close(sv[0]);
-    for (int j = 0; j < p->n; j++) // other workers' sockets are not ours
-      if (p->fd[j] >= 0)
-        close(p->fd[j]);
-    worker_main(p, i, sv[1]);
+    for (int j = 0; j < lw->n; j++) // other workers' sockets are not ours
+      if (lw->fd[j] >= 0)
+        close(lw->fd[j]);
+    pool_link link = {(void *)(intptr_t)sv[1], fd_send, fd_recv};
+    pool_serve(&link, &lw->opts, lw->fn, lw->user, i);
+    _exit(0);
   }
   close(sv[1]);
-  p->pid[i] = pid;
-  p->fd[i] = sv[0];
-  p->task[i] = -1;
-  return !p->params || send_msg(sv[0], MSG_PARAMS, -1, p->params, p->plen);
+  lw->pid[i] = pid;
+  lw->fd[i] = sv[0];
+  return true;
 }
 
-static void reap(worker_pool *p, int i) {
-  if (p->fd[i] >= 0)
-    close(p->fd[i]);
-  p->fd[i] = -1;
-  if (p->pid[i] > 0) {
-    kill(p->pid[i], SIGKILL);
-    while (waitpid(p->pid[i], NULL, 0) < 0 && errno == EINTR)
+static void local_reap(local_workers *lw, int i) {
+  if (lw->fd[i] >= 0)
+    close(lw->fd[i]);
+  lw->fd[i] = -1;
+  if (lw->pid[i] > 0) {
+    kill(lw->pid[i], SIGKILL);
+    while (waitpid(lw->pid[i], NULL, 0) < 0 && errno == EINTR)
       ;
   }
-  p->pid[i] = 0;
+  lw->pid[i] = 0;
+}
+
+static bool local_send(void *ctx, int w, const void *msg, size_t len) {
+  local_workers *lw = ctx;
+  return lw->fd[w] >= 0 && write_all(lw->fd[w], msg, len);
+}
+
+static bool local_recv_any(void *ctx, int *w, void **msg, size_t *len) {
+  local_workers *lw = ctx;
+  struct pollfd pf[lw->n];
+  for (;;) {
+    for (int i = 0; i < lw->n; i++)
+      pf[i] = (struct pollfd){lw->fd[i], POLLIN, 0};
+    if (poll(pf, (nfds_t)lw->n, -1) < 0) {
+      if (errno == EINTR)
+        continue;
+      *w = 0;
+      return false;
+    }
+    for (int i = 0; i < lw->n; i++) {
+      if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
+        continue;
+      *w = i;
+      if (fd_recv((void *)(intptr_t)lw->fd[i], msg, len))
+        return true;
+      local_reap(lw, i);
+      return false;
+    }
+  }
+}
+
+static bool local_restart(void *ctx, int w) {
+  local_workers *lw = ctx;
+  local_reap(lw, w);
+  return local_spawn(lw, w);
+}
+
+static void local_close(void *ctx) {
+  local_workers *lw = ctx;
+  for (int i = 0; i < lw->n; i++)
+    local_reap(lw, i);
+  free(lw->pid);
+  free(lw->fd);
+  free(lw);
+}
+
+// ----------------------------------------------------------------------------
+// the trainer side
+
+// send_fn over a backend: ctx points at {backend, worker}.
+static bool backend_send(void *ctx, const void *msg, size_t len) {
+  struct { pool_backend *be; int w; } *dest = ctx;
+  return dest->be->send(dest->be->ctx, dest->w, msg, len);
+}
+
+struct worker_pool {
+  mqss_session *session;
+  pool_backend be;
+  bool (*restart)(void *ctx, int w); // local workers only
+  int *task;    // (n) task index a worker runs, -1 idle, -2 retired
+  void *params; // last parameter blob, resent to restarted workers
+  size_t plen;
+};
+
+static bool to_worker(worker_pool *p, int w, uint32_t type, int32_t index,
+                      const void *data, size_t len) {
+  struct { pool_backend *be; int w; } dest = {&p->be, w};
+  return send_msg(backend_send, &dest, type, index, data, len);
+}
+
+// Replaces dead worker w when the backend can; otherwise retires it.
+static mqss_status lose_worker(worker_pool *p, int w) {
+  p->task[w] = -2;
+  if (p->restart && p->restart(p->be.ctx, w)) {
+    p->task[w] = -1;
+    if (!p->params || to_worker(p, w, MSG_PARAMS, -1, p->params, p->plen))
+      return MQSS_OK;
+    p->task[w] = -2;
+  }
+  for (int i = 0; i < p->be.n; i++)
+    if (p->task[i] != -2)
+      return MQSS_OK;
+  return fail(p->session, MQSS_ERR_INTERNAL, "pool: every worker has died");
+}
+
+mqss_status pool_create_with_backend(mqss_session *s, const pool_options *opts,
+                                     const pool_backend *backend,
+                                     worker_pool **out) {
+  (void)opts; // remote workers apply their own options in pool_serve
+  *out = NULL;
+  worker_pool *p = calloc(1, sizeof *p);
+  int *task = calloc((size_t)backend->n, sizeof(int));
+  if (!p || !task) {
+    free(p);
+    free(task);
+    backend->close(backend->ctx);
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  }
+  *p = (worker_pool){s, *backend, NULL, task, NULL, 0};
+  for (int i = 0; i < backend->n; i++)
+    p->task[i] = -1;
+  *out = p;
+  return MQSS_OK;
 }
 
 mqss_status pool_create(mqss_session *s, const pool_options *opts,
                         pool_task_fn fn, void *user, worker_pool **out) {
   *out = NULL;
   if (!opts || opts->workers < 1 || !fn)
-    return fail(s, MQSS_ERR_INVALID_ARG, "pool: need at least one worker and a task function");
-  worker_pool *p = calloc(1, sizeof *p);
-  if (!p)
-    return fail(s, MQSS_ERR_NOMEM, "out of memory");
-  *p = (worker_pool){s, *opts, fn, user, opts->workers, calloc((size_t)opts->workers, sizeof(pid_t)),
-                     malloc((size_t)opts->workers * sizeof(int)),
-                     malloc((size_t)opts->workers * sizeof(int)), NULL, 0};
-  if (!p->pid || !p->fd || !p->task) {
-    pool_destroy(p);
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "pool: need at least one worker and a task function");
+  local_workers *lw = calloc(1, sizeof *lw);
+  if (lw) {
+    *lw = (local_workers){opts->workers, calloc((size_t)opts->workers, sizeof(pid_t)),
+                          malloc((size_t)opts->workers * sizeof(int)), *opts, fn, user};
+  }
+  if (!lw || !lw->pid || !lw->fd) {
+    if (lw) {
+      free(lw->pid);
+      free(lw->fd);
+    }
+    free(lw);
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
   }
-  for (int i = 0; i < p->n; i++)
-    p->fd[i] = -1;
-  for (int i = 0; i < p->n; i++) {
-    if (!spawn(p, i)) {
-      pool_destroy(p);
+  for (int i = 0; i < lw->n; i++)
+    lw->fd[i] = -1;
+  for (int i = 0; i < lw->n; i++) {
+    if (!local_spawn(lw, i)) {
+      int err = errno;
+      local_close(lw);
       return fail(s, MQSS_ERR_INTERNAL, "pool: cannot start worker %d: %s", i,
-                  strerror(errno));
+                  strerror(err));
     }
   }
-  *out = p;
-  return MQSS_OK;
+  pool_backend be = {lw, lw->n, local_send, local_recv_any, local_close};
+  mqss_status st = pool_create_with_backend(s, opts, &be, out);
+  if (st == MQSS_OK)
+    (*out)->restart = local_restart;
+  return st;
 }
 
 mqss_status pool_set_params(worker_pool *p, const void *params, size_t len) {
@@ -298,12 +449,13 @@ mqss_status pool_set_params(worker_pool *p, const void *params, size_t len) {
   free(p->params);
   p->params = copy;
   p->plen = len;
-  for (int i = 0; i < p->n; i++)
-    if (!send_msg(p->fd[i], MSG_PARAMS, -1, params, len)) {
-      reap(p, i); // it died; respawning resends the new parameters
-      if (!spawn(p, i))
-        return fail(p->session, MQSS_ERR_INTERNAL, "pool: cannot restart worker %d", i);
-    }
+  for (int i = 0; i < p->be.n; i++) {
+    if (p->task[i] == -2 || to_worker(p, i, MSG_PARAMS, -1, params, len))
+      continue;
+    mqss_status st = lose_worker(p, i); // a restarted worker gets them too
+    if (st != MQSS_OK)
+      return st;
+  }
   return MQSS_OK;
 }
 
@@ -311,75 +463,58 @@ mqss_status pool_run(worker_pool *p, int ntasks, const void *const *tasks,
                      const size_t *lens, pool_record_fn on_record,
                      pool_done_fn on_done, void *ctx) {
   int next = 0, done = 0;
-  struct pollfd *pf = malloc((size_t)p->n * sizeof *pf);
-  if (!pf)
-    return fail(p->session, MQSS_ERR_NOMEM, "out of memory");
-  mqss_status st = MQSS_OK;
   while (done < ntasks) {
-    for (int i = 0; i < p->n && next < ntasks; i++) {
-      if (p->task[i] >= 0)
+    for (int i = 0; i < p->be.n && next < ntasks; i++) {
+      if (p->task[i] != -1)
         continue;
-      p->task[i] = next;
-      if (!send_msg(p->fd[i], MSG_TASK, next, tasks[next], lens[next]))
-        p->task[i] = -1; // found dead below via POLLHUP, task not lost
-      else
-        next++;
-    }
-    for (int i = 0; i < p->n; i++)
-      pf[i] = (struct pollfd){p->fd[i], POLLIN, 0};
-    if (poll(pf, (nfds_t)p->n, -1) < 0) {
-      if (errno == EINTR)
-        continue;
-      st = fail(p->session, MQSS_ERR_INTERNAL, "pool: poll: %s", strerror(errno));
-      break;
-    }
-    for (int i = 0; i < p->n; i++) {
-      if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
-      msg_header h;
-      void *data;
-      if (!recv_msg(p->fd[i], &h, &data)) {
-        // The worker itself died: its task counts as crashed, and a fresh
-        // worker takes its place.
-        int t = p->task[i];
-        reap(p, i);
-        if (t >= 0) {
-          on_done(ctx, t, TASK_CRASHED, 0);
-          done++;
-        }
-        if (!spawn(p, i)) {
-          st = fail(p->session, MQSS_ERR_INTERNAL, "pool: cannot restart worker %d", i);
-          goto out;
-        }
+      if (!to_worker(p, i, MSG_TASK, next, tasks[next], lens[next])) {
+        mqss_status st = lose_worker(p, i); // the task stays queued
+        if (st != MQSS_OK)
+          return st;
         continue;
       }
-      if (h.type == MSG_RECORD) {
-        on_record(ctx, h.index, data, h.len);
-      } else if (h.type == MSG_DONE && h.len == sizeof(done_payload)) {
-        done_payload d;
-        memcpy(&d, data, sizeof d);
-        on_done(ctx, h.index, (task_status)d.status, d.signal);
-        p->task[i] = -1;
+      p->task[i] = next++;
+    }
+    int w;
+    void *msg;
+    size_t len;
+    if (!p->be.recv_any(p->be.ctx, &w, &msg, &len)) {
+      // The worker itself died: its task counts as crashed.
+      int t = p->task[w];
+      if (t >= 0) {
+        on_done(ctx, t, TASK_CRASHED, 0);
         done++;
       }
-      free(data);
+      mqss_status st = lose_worker(p, w);
+      if (st != MQSS_OK)
+        return st;
+      continue;
     }
+    msg_header h;
+    const char *payload;
+    if (unpack(msg, len, &h, &payload)) {
+      if (h.type == MSG_RECORD) {
+        on_record(ctx, h.index, payload, h.len);
+      } else if (h.type == MSG_DONE && h.len == sizeof(done_payload)) {
+        done_payload d;
+        memcpy(&d, payload, sizeof d);
+        on_done(ctx, h.index, (task_status)d.status, d.signal);
+        p->task[w] = -1;
+        done++;
+      }
+    }
+    free(msg);
   }
-out:
-  free(pf);
-  return st;
+  return MQSS_OK;
 }
 
 void pool_destroy(worker_pool *p) {
   if (!p)
     return;
-  for (int i = 0; p->fd && i < p->n; i++) {
-    if (p->fd[i] >= 0)
-      send_msg(p->fd[i], MSG_QUIT, -1, NULL, 0);
-    reap(p, i);
-  }
-  free(p->pid);
-  free(p->fd);
+  for (int i = 0; i < p->be.n; i++)
+    if (p->task[i] != -2)
+      to_worker(p, i, MSG_QUIT, -1, NULL, 0);
+  p->be.close(p->be.ctx);
   free(p->task);
   free(p->params);
   free(p);
