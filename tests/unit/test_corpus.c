@@ -63,8 +63,15 @@ static void test_every_family_parses_and_finishes(void **state) {
       char *text = mqss_corpus_emit(fam, 11, idx);
       assert_non_null(text);
       assert_non_null(strstr(text, "func.func @forward("));
-      assert_null(strstr(text, "@main"));
-      assert_null(strstr(text, "print"));
+      assert_null(strstr(text, "func.func @main"));
+      assert_null(strstr(text, "@printMemref"));
+      // Every other function is private.
+      for (const char *p = strstr(text, "\nfunc.func "); p;
+           p = strstr(p + 1, "\nfunc.func "))
+        if (strncmp(p, "\nfunc.func private @", 20) &&
+            strncmp(p, "\nfunc.func @forward(", 20))
+          fail_msg("%s index %d: public function other than @forward", fam,
+                   idx);
       mqss_module *m = NULL;
       mqss_status st =
           mqss_module_parse_string(s, text, strlen(text), fam, &m);
