@@ -2,9 +2,10 @@
 # fresh Debian 12 machine: they install what is missing first.
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
+TSAN_BUILD ?= build-tsan
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps build test test-unit test-asan demo bench clean
+.PHONY: all deps build test test-unit test-asan test-tsan demo bench clean
 
 all: build
 
@@ -32,8 +33,16 @@ test-asan: deps
 	  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	  ctest --output-on-failure -j$(JOBS)
 
+# The policy tests (8 threads on one shared policy) under ThreadSanitizer.
+test-tsan: deps
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_C_COMPILER=clang-19 \
+	  -DCMAKE_BUILD_TYPE=Debug -DMQSS_TSAN=ON >/dev/null
+	cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_policy_threads test_policy
+	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	  ctest --output-on-failure -R 'unit/test_policy'
+
 demo: build
 	@./scripts/demo.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)

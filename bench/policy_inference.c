@@ -1,0 +1,235 @@
+// Benchmark of policy inference: per-decision latency (network forward
+// alone, and a whole decision = features + graph + mask + forward + act) of
+// the GNN policy on a ~1000-op module, a full select of up to 16 steps with
+// the time spent applying passes reported separately, and the first (cold)
+// call against later (warm) ones. Prints medians of repeats, the machine and
+// the commit. The policy is an untrained random one: latency does not depend
+// on the weights' values. Not a test: nothing here asserts.
+#include "mqss/mqss.h"
+#include "policy/policy.h"
+#include "internal.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double now_ms(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec * 1e3 + t.tv_nsec / 1e6;
+}
+
+static int cmp(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return x < y ? -1 : x > y;
+}
+
+static double median(double *v, int n) {
+  qsort(v, n, sizeof *v, cmp);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// Finds a corpus module with at least `want` ops (the first one, scanning
+// families and indices in order). Returns it, or NULL.
+static mqss_module *module_with_ops(mqss_session *s, int want, int *n_ops,
+                                    char *what, size_t wlen) {
+  for (int idx = 0; idx < 8; idx++)
+    for (int f = 0; f < mqss_corpus_family_count(); f++) {
+      const char *fam = mqss_corpus_family_name(f);
+      char *text = mqss_corpus_emit(fam, 0, idx);
+      mqss_module *m = NULL;
+      if (!text ||
+          mqss_module_parse_string(s, text, strlen(text), fam, &m) != MQSS_OK) {
+        free(text);
+        continue;
+      }
+      free(text);
+      mqss_graph *g = NULL;
+      if (mqss_graph_build(m, &g) == MQSS_OK && g->n_ops >= want) {
+        *n_ops = g->n_ops;
+        snprintf(what, wlen, "%s #%d", fam, idx);
+        mqss_graph_destroy(g);
+        return m;
+      }
+      mqss_graph_destroy(g);
+      mqss_module_destroy(m);
+    }
+  return NULL;
+}
+
+// A synthetic module of about `want` ops when the corpus has none that big:
+// want/5 affine loops (for, load, addf, store, yield) over one memref.
+static mqss_module *synthetic(mqss_session *s, int want, int *n_ops,
+                              char *what, size_t wlen) {
+  strbuf sb = {0};
+  sb_printf(&sb, "func.func @forward(%%a: memref<64xf32>) {\n");
+  for (int i = 0; i < want / 5; i++)
+    sb_printf(&sb, "  affine.for %%i%d = 0 to 64 {\n"
+                   "    %%v%d = affine.load %%a[%%i%d] : memref<64xf32>\n"
+                   "    %%w%d = arith.addf %%v%d, %%v%d : f32\n"
+                   "    affine.store %%w%d, %%a[%%i%d] : memref<64xf32>\n  }\n",
+              i, i, i, i, i, i, i, i);
+  sb_printf(&sb, "  return\n}\n");
+  mqss_module *m = NULL;
+  mqss_graph *g = NULL;
+  if (mqss_module_parse_string(s, sb.data, sb.len, "synthetic", &m) ||
+      mqss_graph_build(m, &g))
+    return NULL;
+  *n_ops = g->n_ops;
+  snprintf(what, wlen, "synthetic (corpus has no %d-op module)", want);
+  mqss_graph_destroy(g);
+  sb_free(&sb);
+  return m;
+}
+
+int main(int argc, char **argv) {
+  const char *commit = argc > 1 ? argv[1] : "unknown";
+  int R = argc > 2 ? atoi(argv[2]) : 101;
+  int want_ops = argc > 3 ? atoi(argv[3]) : 1000;
+  printf("commit: %s\n", commit);
+  fflush(stdout);
+  if (system("uname -a; grep -m1 'model name' /proc/cpuinfo") != 0)
+    printf("(machine info unavailable)\n");
+  mqss_session *s = NULL;
+  mqss_catalog *c = NULL;
+  mqss_policy *p = NULL;
+  const char *path = "/tmp/mqss-bench-policy.safetensors";
+  double t0 = now_ms();
+  if (mqss_session_create(&s) || mqss_catalog_load(s, NULL, &c) ||
+      mqss_policy_write_random(s, c, "gnn", 1, path) ||
+      mqss_policy_load(s, path, NULL, &p)) {
+    fprintf(stderr, "setup: %s\n", mqss_errmsg(s));
+    return 1;
+  }
+  double t_load = now_ms() - t0;
+  int n_ops = 0;
+  char what[128];
+  mqss_module *m = module_with_ops(s, want_ops, &n_ops, what, sizeof what);
+  if (!m)
+    m = synthetic(s, want_ops, &n_ops, what, sizeof what);
+  if (!m) {
+    fprintf(stderr, "no corpus module with %d ops\n", want_ops);
+    return 1;
+  }
+  const nn_config *cfg = &p->model->cfg;
+  printf("policy: gnn S=%d F=%d G=%d H=%d A=%d P=%d (untrained), load %.2f ms\n",
+         cfg->state_dim, cfg->node_dim, cfg->gnn_dim, cfg->hidden_dim,
+         cfg->n_actions, p->model->P, t_load);
+  printf("module: %s, %d ops\n", what, n_ops);
+
+  // cold: the first decision and the first select in this process
+  mqss_select_options one;
+  mqss_select_options_init(&one);
+  one.max_steps = 1;
+  mqss_selection *sel = NULL;
+  t0 = now_ms();
+  mqss_policy_select(p, m, &one, &sel);
+  double cold_select1 = now_ms() - t0;
+  mqss_selection_destroy(sel);
+
+  // per decision
+  double *t = malloc(sizeof(double) * R);
+  policy_scratch sc = {0};
+  float u[1024];
+  for (int r = 0; r < R; r++) {
+    t0 = now_ms();
+    policy_forward(p, m, NULL, 0, 16, NULL, &sc);
+    nn_act(p->model, &sc.acts, 0, NULL, u);
+    t[r] = now_ms() - t0;
+  }
+  double dec = median(t, R);
+  // the network alone, inputs prepared
+  int gp[2] = {0, sc.graph->n_nodes};
+  nn_batch in = {.B = 1, .state = sc.state, .mask = sc.nn_mask, .graph_ptr = gp,
+                 .graph = {sc.graph->n_nodes, sc.graph->dim, sc.graph->x,
+                           sc.graph->row_ptr, sc.graph->col}};
+  for (int r = 0; r < R; r++) {
+    t0 = now_ms();
+    nn_forward(p->model, &sc.acts, &in);
+    t[r] = now_ms() - t0;
+  }
+  double fwd = median(t, R);
+  // the environment parts alone
+  float st[MQSS_FEATURE_DIM];
+  for (int r = 0; r < R; r++) {
+    t0 = now_ms();
+    mqss_features(m, c, NULL, 0, 16, st);
+    t[r] = now_ms() - t0;
+  }
+  double feat = median(t, R);
+  for (int r = 0; r < R; r++) {
+    mqss_graph *g = NULL;
+    t0 = now_ms();
+    mqss_graph_build(m, &g);
+    t[r] = now_ms() - t0;
+    mqss_graph_destroy(g);
+  }
+  double graph = median(t, R);
+  uint8_t mask[NN_MAX_ACTIONS + 1];
+  for (int r = 0; r < R; r++) {
+    t0 = now_ms();
+    mqss_action_mask(m, c, NULL, mask);
+    t[r] = now_ms() - t0;
+  }
+  double msk = median(t, R);
+  policy_scratch_free(&sc);
+
+  // full 16-step selects (greedy, so every repeat makes the same choices);
+  // the pass application is replayed alone to separate it out
+  int RS = R / 5 > 5 ? R / 5 : 5;
+  double *ta = malloc(sizeof(double) * RS);
+  mqss_select_options o;
+  mqss_select_options_init(&o);
+  int steps = 0;
+  for (int r = 0; r < RS; r++) {
+    t0 = now_ms();
+    mqss_policy_select(p, m, &o, &sel);
+    t[r] = now_ms() - t0;
+    steps = mqss_selection_count(sel);
+    mqss_module *w = mqss_module_clone(m);
+    t0 = now_ms();
+    for (int i = 0; i < steps; i++) {
+      mqss_module *next = mqss_module_clone(w);
+      mqss_decision_apply(next, c, mqss_selection_decision(sel, i));
+      mqss_module_destroy(w);
+      w = next;
+    }
+    ta[r] = now_ms() - t0;
+    mqss_module_destroy(w);
+    if (r < RS - 1)
+      mqss_selection_destroy(sel);
+  }
+  double sel_ms = median(t, RS), apply_ms = median(ta, RS);
+  printf("pipeline chosen (%d steps, stopped=%d): %s\n", steps,
+         mqss_selection_stopped(sel), mqss_selection_pipeline(sel));
+  mqss_selection_destroy(sel);
+
+  printf("\nmedians of %d repeats (selects: %d)\n", R, RS);
+  printf("  decision (features+graph+mask+forward+act): %8.3f ms  [target <= 0.5]\n", dec);
+  printf("    network forward alone:                    %8.3f ms\n", fwd);
+  printf("    features:                                 %8.3f ms\n", feat);
+  printf("    graph build:                              %8.3f ms\n", graph);
+  printf("    safety mask:                              %8.3f ms\n", msk);
+  printf("  full select, %2d steps:                      %8.3f ms\n", steps, sel_ms);
+  printf("    of which applying passes (clone+apply):   %8.3f ms\n", apply_ms);
+  printf("    select minus pass application:            %8.3f ms  [target <= 20]\n",
+         sel_ms - apply_ms);
+  printf("  cold: first 1-step select in the process:   %8.3f ms\n", cold_select1);
+  // warm 1-step select for comparison
+  for (int r = 0; r < R; r++) {
+    t0 = now_ms();
+    mqss_policy_select(p, m, &one, &sel);
+    t[r] = now_ms() - t0;
+    mqss_selection_destroy(sel);
+  }
+  printf("  warm: later 1-step selects (median):        %8.3f ms\n", median(t, R));
+  free(t);
+  free(ta);
+  mqss_module_destroy(m);
+  mqss_policy_destroy(p);
+  mqss_catalog_destroy(c);
+  mqss_session_destroy(s);
+  remove(path);
+  return 0;
+}

@@ -1,0 +1,128 @@
+// mqss_policy_explain: which state features push the policy towards one
+// action on a module, by gradient x input of that action's log-probability
+// with respect to the state vector. The gradient is backpropagated here
+// through the heads and the MLP trunk into caller-local buffers, without
+// touching the model's gradient buffers, so a const policy stays shareable.
+// Parameters sit at their means, where the Gaussian term's gradient is 0,
+// so the discrete log-probability carries the whole gradient.
+#include "policy/policy.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// Resolves `action` (a name, "stop", or a decimal index) to a catalog index,
+// or -1.
+static int find_action(const mqss_catalog *c, const char *action) {
+  int i = mqss_catalog_find(c, action);
+  if (i >= 0)
+    return i;
+  if (!strcmp(action, "stop") || !strcmp(action, "STOP"))
+    return mqss_catalog_stop(c);
+  char *end;
+  errno = 0;
+  long v = strtol(action, &end, 10);
+  if (*action && !*end && !errno && v >= 0 && v < mqss_catalog_size(c))
+    return (int)v;
+  return -1;
+}
+
+// dstate (S) = d logp[a] / d state, from the activations of one forward pass.
+// scratch holds (A1 + 4H + S_IN + max(A1*H, H*H, H*S_IN)) floats.
+static void state_gradient(const nn_model *m, const nn_acts *acts,
+                           const uint8_t *mask, int a, float *dstate,
+                           float *scratch) {
+  const nn_config *c = &m->cfg;
+  const nn_params *p = &m->params;
+  int H = c->hidden_dim, A1 = c->n_actions + 1, S = c->state_dim;
+  int S_IN = c->arch == NN_ARCH_GNN ? S + c->gnn_dim : S;
+  float *dlogp = scratch;                // (A1)
+  float *dlogits = dlogp + A1;           // (A1)
+  float *da2 = dlogits + A1;             // (H)
+  float *dpre2 = da2 + H;                // (H)
+  float *da1 = dpre2 + H;                // (H)
+  float *dpre1 = da1 + H;                // (H)
+  float *dz0 = dpre1 + H;                // (S_IN)
+  float *dw = dz0 + S_IN;                // weight gradients, discarded
+  size_t zero = (size_t)2 * A1 + 4 * H + S_IN;
+  memset(scratch, 0, sizeof(float) * zero);
+  dlogp[a] = 1.0f;
+  // logp = masked_log_softmax(logits): dlogits = dlogp - p * sum(dlogp)
+  masked_log_softmax_backward(dlogits, dlogp, acts->logp, mask, 1, A1);
+  // logits = a2 @ pi_w^T + pi_b
+  linear_backward(da2, dw, NULL, dlogits, acts->a2, p->pi_w, 1, H, A1);
+  // a2 = tanh(pre2), pre2 = a1 @ fc2_w^T + b
+  tanh_backward(dpre2, da2, acts->a2, H);
+  linear_backward(da1, dw, NULL, dpre2, acts->a1, p->fc2_w, 1, H, H);
+  // a1 = tanh(pre1), pre1 = z0 @ fc1_w^T + b, z0 = [state | pooled]
+  tanh_backward(dpre1, da1, acts->a1, H);
+  linear_backward(dz0, dw, NULL, dpre1, acts->z0, p->fc1_w, 1, S_IN, H);
+  memcpy(dstate, dz0, sizeof(float) * S);
+}
+
+static int by_weight(const void *x, const void *y) {
+  const mqss_feature_contribution *a = x, *b = y;
+  float fa = fabsf(a->weight), fb = fabsf(b->weight);
+  if (fa != fb)
+    return fa < fb ? 1 : -1;
+  return a->index - b->index;
+}
+
+mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
+                                const char *action, int top_k,
+                                mqss_feature_contribution *out, int *n_out,
+                                float *prob) {
+  if (!module)
+    return MQSS_ERR_INVALID_ARG;
+  mqss_session *s = mqss_module_session(module);
+  if (!p || !action || !n_out || top_k < 0 || (top_k > 0 && !out))
+    return fail(s, MQSS_ERR_INVALID_ARG, "explain: bad argument");
+  *n_out = 0;
+  int ci = find_action(p->catalog, action);
+  if (ci < 0)
+    return fail(s, MQSS_ERR_INVALID_ARG, "explain: no action '%s' in the "
+                "catalog; run 'mqss catalog' for the names", action);
+  policy_scratch sc = {0};
+  mqss_status rc = policy_forward(p, module, NULL, 0, 16, NULL, &sc);
+  if (rc != MQSS_OK) {
+    policy_scratch_free(&sc);
+    return rc;
+  }
+  const nn_model *m = p->model;
+  int a = p->nn_of[ci];
+  if (!sc.nn_mask[a]) {
+    char why[256];
+    mqss_action_check(module, p->catalog, ci, NULL, why, sizeof why);
+    policy_scratch_free(&sc);
+    return fail(s, MQSS_ERR_INVALID_ARG, "explain: action '%s' is masked on "
+                "this module (%s), so its probability is 0",
+                mqss_catalog_action(p->catalog, ci)->name, why);
+  }
+  int H = m->cfg.hidden_dim, A1 = m->cfg.n_actions + 1, S = MQSS_FEATURE_DIM;
+  int S_IN = m->cfg.arch == NN_ARCH_GNN ? S + m->cfg.gnn_dim : S;
+  size_t big = (size_t)A1 * H;
+  if ((size_t)H * S_IN > big)
+    big = (size_t)H * S_IN;
+  float *scratch = malloc(sizeof(float) * (2 * A1 + 4 * H + S_IN + big));
+  float dstate[MQSS_FEATURE_DIM];
+  mqss_feature_contribution all[MQSS_FEATURE_DIM];
+  if (!scratch) {
+    policy_scratch_free(&sc);
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  }
+  state_gradient(m, &sc.acts, sc.nn_mask, a, dstate, scratch);
+  for (int i = 0; i < S; i++)
+    all[i] = (mqss_feature_contribution){i, mqss_feature_name(i), sc.state[i],
+                                         sc.state[i] * dstate[i]};
+  qsort(all, S, sizeof all[0], by_weight);
+  int n = top_k < S ? top_k : S;
+  memcpy(out, all, sizeof all[0] * n);
+  *n_out = n;
+  if (prob)
+    *prob = expf(sc.acts.logp[a]);
+  free(scratch);
+  policy_scratch_free(&sc);
+  return MQSS_OK;
+}

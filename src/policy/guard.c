@@ -1,0 +1,139 @@
+// Guarded selection: the safety layer cannot see a silent miscompile, so the
+// guard runs the selected pipeline and the reference (finisher only) in the
+// measurement sandbox on the same deterministic inputs and falls back to a
+// baseline pipeline when outputs differ or the pipeline fails, crashes or
+// cannot be checked. Verdicts are cached by the measurement cache; wrong or
+// crashing sequences go to the bad-sequence log. It does not time anything:
+// one run, no warm-up.
+#include "policy/policy.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+void mqss_guard_options_init(mqss_guard_options *o) {
+  memset(o, 0, sizeof *o);
+  o->seed = 1;
+  o->timeout_ms = 30000;
+  o->mem_limit_mb = 4096;
+  o->rtol = 1e-4;
+  o->atol = 1e-5;
+}
+
+static void copy(char *dst, size_t n, const char *src) {
+  snprintf(dst, n, "%s", src ? src : "");
+}
+
+mqss_status mqss_policy_fallback_to_baseline(const mqss_policy *p,
+                                             mqss_module *module,
+                                             const mqss_selection *sel,
+                                             const mqss_guard_options *opts,
+                                             mqss_guard_report *r) {
+  if (!module)
+    return MQSS_ERR_INVALID_ARG;
+  mqss_session *s = mqss_module_session(module);
+  if (!p || !sel || !r)
+    return fail(s, MQSS_ERR_INVALID_ARG, "guard: NULL argument");
+  mqss_guard_options defaults;
+  if (!opts) {
+    mqss_guard_options_init(&defaults);
+    opts = &defaults;
+  }
+  memset(r, 0, sizeof *r);
+  const char *baseline = opts->baseline ? opts->baseline : "";
+  copy(r->chosen, sizeof r->chosen, sel->pipeline);
+  if (sel->n == 0) { // nothing chosen: the reference itself, trivially right
+    r->verdict = MQSS_MEASURE_OK;
+    copy(r->used, sizeof r->used, sel->pipeline);
+    copy(r->reason, sizeof r->reason,
+         "the policy chose no passes; nothing to check");
+    return MQSS_OK;
+  }
+  char cache[4096];
+  mqss_measure_options mo;
+  mqss_measure_options_init(&mo);
+  mo.pipeline = sel->pipeline;
+  mo.warmup = 0;
+  mo.repeat = 1;
+  mo.seed = opts->seed;
+  mo.timeout_ms = opts->timeout_ms;
+  mo.mem_limit_mb = opts->mem_limit_mb;
+  mo.rtol = opts->rtol;
+  mo.atol = opts->atol;
+  mo.code_size = 0;
+  mo.check_reference = 1;
+  if (opts->cache_dir) {
+    if (mkdir(opts->cache_dir, 0777) != 0 && errno != EEXIST)
+      return fail(s, MQSS_ERR_IO, "cannot create cache directory '%s': %s",
+                  opts->cache_dir, strerror(errno));
+    snprintf(cache, sizeof cache, "%s/measure.sqlite", opts->cache_dir);
+    mo.cache_path = cache;
+  }
+  mqss_measure_result m;
+  mqss_status rc = mqss_measure(module, &mo, &m);
+  if (rc != MQSS_OK)
+    return rc;
+  r->verdict = m.status;
+  r->cached = m.cached;
+  const char *vname = mqss_measure_status_name(m.status);
+  if (m.status == MQSS_MEASURE_OK) {
+    copy(r->used, sizeof r->used, sel->pipeline);
+    snprintf(r->reason, sizeof r->reason,
+             "selected pipeline checked: outputs match the reference on "
+             "seed %llu (%lld values)%s", (unsigned long long)opts->seed,
+             (long long)m.num_values, m.cached ? " [cached verdict]" : "");
+    return MQSS_OK;
+  }
+  r->used_fallback = 1;
+  copy(r->used, sizeof r->used, baseline);
+  snprintf(r->reason, sizeof r->reason,
+           "selected pipeline %s: %.600s; fell back to the baseline '%.300s'%s",
+           m.status == MQSS_MEASURE_UNSUPPORTED ? "cannot be checked"
+                                                : "rejected",
+           m.message[0] ? m.message : vname, baseline,
+           m.cached ? " [cached verdict]" : "");
+  // Sequences that broke the program are logged; "cannot be checked" (no
+  // drivable entry) says nothing about the passes, and neither does a
+  // timeout, so those are not.
+  bool bad = m.status == MQSS_MEASURE_WRONG_OUTPUT ||
+             m.status == MQSS_MEASURE_CRASHED ||
+             m.status == MQSS_MEASURE_VERIFY_FAILED ||
+             m.status == MQSS_MEASURE_PASS_FAILED;
+  if (bad && opts->cache_dir && !m.cached) {
+    if (badlog_append(opts->cache_dir, mqss_module_hash(module), sel, vname))
+      return fail(s, MQSS_ERR_IO, "cannot append to '%s/bad_sequences.jsonl'",
+                  opts->cache_dir);
+    r->recorded = 1;
+  }
+  return MQSS_OK;
+}
+
+mqss_status mqss_policy_compile_guarded(const mqss_policy *p,
+                                        mqss_module *module,
+                                        const mqss_select_options *sel_opts,
+                                        const mqss_guard_options *opts,
+                                        mqss_guard_report *r) {
+  if (!module)
+    return MQSS_ERR_INVALID_ARG;
+  mqss_select_options so;
+  if (sel_opts)
+    so = *sel_opts;
+  else
+    mqss_select_options_init(&so);
+  if (!so.cache_dir && opts)
+    so.cache_dir = opts->cache_dir; // avoid what the guard has logged
+  mqss_selection *sel = NULL;
+  mqss_status rc = mqss_policy_select(p, module, &so, &sel);
+  if (rc == MQSS_OK)
+    rc = mqss_policy_fallback_to_baseline(p, module, sel, opts, r);
+  mqss_selection_destroy(sel);
+  if (rc != MQSS_OK)
+    return rc;
+  if (r->used[0] && strcmp(r->used, "builtin.module()")) {
+    rc = mqss_module_run_pipeline(module, r->used);
+    if (rc != MQSS_OK)
+      return rc;
+  }
+  return mqss_module_finish(module);
+}

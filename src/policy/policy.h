@@ -1,0 +1,85 @@
+// Internal declarations of the policy runtime (src/policy): the loaded
+// policy, the per-call inference scratch, the selection object, the
+// bad-sequence log and the random-policy writer used by tests and tools.
+// Not API: the contract is the policy block of mqss.h.
+//
+// Action numbering. The network has A+1 logits: A = catalog actions without
+// STOP, in catalog order, then STOP last (nn.h). The catalog may put STOP
+// anywhere; cat_of[] and nn_of[] translate.
+#ifndef MQSS_POLICY_INTERNAL_H
+#define MQSS_POLICY_INTERNAL_H
+
+#include "internal.h"
+#include "nn/nn.h"
+
+// ----------------------------------------------------------------------------
+// the loaded policy (policy.c)
+
+struct mqss_policy {
+  nn_model *model;          // owned, never modified after load
+  nn_file_meta meta;
+  mqss_catalog *catalog;    // owned
+  char *path;               // owned
+  int n_cat;                // catalog size, STOP included (== A + 1)
+  int cat_of[NN_MAX_ACTIONS + 1]; // (A+1) network index -> catalog index
+  int nn_of[NN_MAX_ACTIONS + 1];  // (n_cat) catalog index -> network index
+};
+
+// ----------------------------------------------------------------------------
+// one decision step (step.c)
+
+// Per-call scratch: everything a forward pass writes. Zero-initialise.
+typedef struct {
+  nn_acts acts;
+  float state[MQSS_FEATURE_DIM];     // (S)
+  uint8_t cat_mask[NN_MAX_ACTIONS + 1]; // (n_cat) safety mask, catalog order
+  uint8_t nn_mask[NN_MAX_ACTIONS + 1];  // (A+1) network order, STOP last
+  mqss_graph *graph;                 // graph of the last forward, owned
+} policy_scratch;
+
+// Computes state, graph and safety mask of `m` (history: catalog indices),
+// clears nn_mask entries whose catalog index has ban[i] set (ban may be
+// NULL), and runs the network. Returns MQSS_OK, or an error set on m's
+// session.
+mqss_status policy_forward(const mqss_policy *p, const mqss_module *m,
+                           const int *history, int n_history, int max_steps,
+                           const uint8_t *ban, policy_scratch *sc);
+void policy_scratch_free(policy_scratch *sc);
+
+// ----------------------------------------------------------------------------
+// selections (selection.c)
+
+struct mqss_selection {
+  const mqss_catalog *catalog; // borrowed
+  int n, cap;
+  mqss_decision *d;       // (n) decisions, targets NULL
+  char **step;            // (n) anchored pipelines, owned
+  char *pipeline;         // "builtin.module(...)", owned
+  int stopped;
+};
+
+// Appends a decision; recomputes the pipeline text. Returns MQSS_OK or NOMEM.
+mqss_status selection_push(mqss_selection *s, const mqss_decision *d);
+mqss_selection *selection_new(const mqss_catalog *c);
+
+// ----------------------------------------------------------------------------
+// bad sequences (badlog.c): JSONL lines {"module": HEX, "seq": [P1, P2..]}
+// of anchored step pipelines that produced a wrong output or a crash.
+
+// Appends one record to dir/bad_sequences.jsonl (creating dir). Returns 0 or -1.
+int badlog_append(const char *dir, uint64_t module_hash,
+                  const mqss_selection *sel, const char *why);
+// Loaded records for one module.
+typedef struct {
+  int n;
+  int *len;        // (n) steps of each sequence
+  char ***seq;     // (n)(len[i]) step pipelines, owned
+} badlog;
+// Reads the records of `module_hash` from dir (missing file: none). 0 or -1.
+int badlog_load(const char *dir, uint64_t module_hash, badlog *out);
+// True when prefix (n steps) + `next` equals a recorded sequence.
+bool badlog_completes(const badlog *b, char *const *prefix, int n,
+                      const char *next);
+void badlog_free(badlog *b);
+
+#endif // MQSS_POLICY_INTERNAL_H

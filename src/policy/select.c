@@ -1,0 +1,125 @@
+// mqss_policy_select: the decision loop. Each step runs the network on a
+// private working copy of the module, takes the greedy (or sampled) action,
+// and applies it to the copy; STOP ends the loop. Actions whose pipeline
+// fails on the copy, or that would complete a sequence recorded as bad for
+// this module, are masked and the step is retried. It does not measure or
+// compile anything (guard.c).
+#include "policy/policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void mqss_select_options_init(mqss_select_options *o) {
+  memset(o, 0, sizeof *o);
+  o->max_steps = 16;
+  o->seed = 1;
+}
+
+// Chooses one decision for `work`. Returns the catalog index (or -1 with an
+// error set), fills d.
+static int choose(const mqss_policy *p, mqss_module *work, const int *hist,
+                  int n_hist, int max_steps, const uint8_t *ban,
+                  nn_rng *rng, policy_scratch *sc, mqss_decision *d,
+                  mqss_status *rc) {
+  *rc = policy_forward(p, work, hist, n_hist, max_steps, ban, sc);
+  if (*rc != MQSS_OK)
+    return -1;
+  float u[NN_MAX_ACTIONS * 4 + 64]; // (P) only the chosen slots are written
+  const nn_model *m = p->model;
+  if (m->P > (int)(sizeof u / sizeof u[0])) {
+    *rc = fail(mqss_module_session(work), MQSS_ERR_POLICY,
+               "policy: %d parameter slots is too many", m->P);
+    return -1;
+  }
+  int a = nn_act(m, &sc->acts, 0, rng, u);
+  if (a < 0) // nothing allowed: cannot happen while STOP is never banned
+    a = m->cfg.n_actions;
+  memset(d, 0, sizeof *d);
+  d->action = p->cat_of[a];
+  int k0 = m->param_off[a], k1 = m->param_off[a + 1];
+  for (int k = k0; k < k1 && k - k0 < MQSS_MAX_PARAMS; k++)
+    d->u[k - k0] = u[k];
+  return d->action;
+}
+
+mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
+                               const mqss_select_options *opts,
+                               mqss_selection **out) {
+  if (!module)
+    return MQSS_ERR_INVALID_ARG;
+  mqss_session *s = mqss_module_session(module);
+  if (!p || !out)
+    return fail(s, MQSS_ERR_INVALID_ARG, "select: NULL argument");
+  *out = NULL;
+  mqss_select_options defaults;
+  if (!opts) {
+    mqss_select_options_init(&defaults);
+    opts = &defaults;
+  }
+  int max_steps = opts->max_steps > 0 ? opts->max_steps : 16;
+  nn_rng rng;
+  nn_rng_seed(&rng, opts->seed);
+  badlog bad = {0};
+  if (opts->cache_dir &&
+      badlog_load(opts->cache_dir, mqss_module_hash(module), &bad) != 0)
+    return fail(s, MQSS_ERR_IO, "cannot read '%s/bad_sequences.jsonl'",
+                opts->cache_dir);
+  mqss_selection *sel = selection_new(p->catalog);
+  mqss_module *work = mqss_module_clone(module);
+  int *hist = calloc((size_t)max_steps + 1, sizeof *hist);
+  uint8_t ban[NN_MAX_ACTIONS + 1];
+  policy_scratch sc = {0};
+  mqss_status rc = MQSS_OK;
+  if (!sel || !work || !hist)
+    rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
+  int stop = mqss_catalog_stop(p->catalog);
+  for (int step = 0; rc == MQSS_OK && step < max_steps; step++) {
+    memset(ban, 0, sizeof ban);
+    for (;;) { // retry the step until an action applies (STOP always does)
+      mqss_decision d;
+      int a = choose(p, work, hist, step, max_steps, ban,
+                     opts->sample ? &rng : NULL, &sc, &d, &rc);
+      if (a < 0)
+        break;
+      if (a == stop) {
+        sel->stopped = 1;
+        break;
+      }
+      char *text = mqss_decision_pipeline(p->catalog, &d);
+      if (!text) {
+        rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
+        break;
+      }
+      bool is_bad = badlog_completes(&bad, sel->step, sel->n, text);
+      free(text);
+      mqss_module *next = is_bad ? NULL : mqss_module_clone(work);
+      if (!is_bad && !next) {
+        rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
+        break;
+      }
+      if (is_bad || mqss_decision_apply(next, p->catalog, &d) != MQSS_OK) {
+        mqss_module_destroy(next);
+        ban[a] = 1; // masked for this step; choose again
+        continue;
+      }
+      mqss_module_destroy(work);
+      work = next;
+      hist[step] = a;
+      if (selection_push(sel, &d) != MQSS_OK)
+        rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
+      break;
+    }
+    if (sel && sel->stopped)
+      break;
+  }
+  policy_scratch_free(&sc);
+  badlog_free(&bad);
+  mqss_module_destroy(work);
+  free(hist);
+  if (rc != MQSS_OK) {
+    mqss_selection_destroy(sel);
+    return rc;
+  }
+  *out = sel;
+  return MQSS_OK;
+}

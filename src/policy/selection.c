@@ -1,0 +1,133 @@
+// The selection object: an ordered list of decisions, each with its anchored
+// pipeline text, and the whole pipeline as one "builtin.module(...)" string.
+// It does not choose decisions (select.c) or run them.
+#include "policy/policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// building
+
+mqss_selection *selection_new(const mqss_catalog *c) {
+  mqss_selection *s = calloc(1, sizeof *s);
+  if (!s)
+    return NULL;
+  s->catalog = c;
+  s->pipeline = strdup("builtin.module()");
+  if (!s->pipeline) {
+    free(s);
+    return NULL;
+  }
+  return s;
+}
+
+// The text inside "builtin.module(...)" for one step: module-anchored steps
+// lose their wrapper, func.func ones keep it.
+static void append_step(strbuf *sb, const char *step) {
+  const char *pre = "builtin.module(";
+  size_t n = strlen(pre), len = strlen(step);
+  if (len > n && !strncmp(step, pre, n) && step[len - 1] == ')')
+    sb_append(sb, step + n, len - n - 1);
+  else
+    sb_append(sb, step, len);
+}
+
+mqss_status selection_push(mqss_selection *s, const mqss_decision *d) {
+  if (s->n == s->cap) {
+    int cap = s->cap ? 2 * s->cap : 16;
+    mqss_decision *nd = realloc(s->d, sizeof *nd * cap);
+    if (!nd)
+      return MQSS_ERR_NOMEM;
+    s->d = nd;
+    char **ns = realloc(s->step, sizeof *ns * cap);
+    if (!ns)
+      return MQSS_ERR_NOMEM;
+    s->step = ns;
+    s->cap = cap;
+  }
+  mqss_decision dd = *d;
+  dd.target = NULL;
+  char *text = mqss_decision_pipeline(s->catalog, &dd);
+  if (!text)
+    return MQSS_ERR_NOMEM;
+  s->d[s->n] = dd;
+  s->step[s->n] = text;
+  s->n++;
+  strbuf sb = {0};
+  sb_printf(&sb, "builtin.module(");
+  for (int i = 0; i < s->n; i++) {
+    if (i)
+      sb_append(&sb, ",", 1);
+    append_step(&sb, s->step[i]);
+  }
+  sb_append(&sb, ")", 1);
+  if (!sb.data)
+    return MQSS_ERR_NOMEM;
+  free(s->pipeline);
+  s->pipeline = sb.data;
+  return MQSS_OK;
+}
+
+mqss_status mqss_selection_create(const mqss_catalog *c,
+                                  const mqss_decision *d, int n,
+                                  mqss_selection **out) {
+  if (!c || !out || n < 0 || (n > 0 && !d))
+    return MQSS_ERR_INVALID_ARG;
+  *out = NULL;
+  for (int i = 0; i < n; i++) {
+    const mqss_action *a = mqss_catalog_action(c, d[i].action);
+    if (!a || a->is_stop)
+      return fail(catalog_session(c), MQSS_ERR_INVALID_ARG,
+                  "selection: decision %d has action %d, which is %s", i,
+                  d[i].action, a ? "STOP" : "not in the catalog");
+  }
+  mqss_selection *s = selection_new(c);
+  if (!s)
+    return MQSS_ERR_NOMEM;
+  for (int i = 0; i < n; i++)
+    if (selection_push(s, &d[i]) != MQSS_OK) {
+      mqss_selection_destroy(s);
+      return MQSS_ERR_NOMEM;
+    }
+  *out = s;
+  return MQSS_OK;
+}
+
+void mqss_selection_destroy(mqss_selection *s) {
+  if (!s)
+    return;
+  for (int i = 0; i < s->n; i++)
+    free(s->step[i]);
+  free(s->step);
+  free(s->d);
+  free(s->pipeline);
+  free(s);
+}
+
+// ----------------------------------------------------------------------------
+// accessors
+
+int mqss_selection_count(const mqss_selection *s) { return s ? s->n : 0; }
+
+const mqss_decision *mqss_selection_decision(const mqss_selection *s, int i) {
+  return s && i >= 0 && i < s->n ? &s->d[i] : NULL;
+}
+
+const char *mqss_selection_action_name(const mqss_selection *s, int i) {
+  const mqss_decision *d = mqss_selection_decision(s, i);
+  const mqss_action *a = d ? mqss_catalog_action(s->catalog, d->action) : NULL;
+  return a ? a->name : NULL;
+}
+
+const char *mqss_selection_step_pipeline(const mqss_selection *s, int i) {
+  return s && i >= 0 && i < s->n ? s->step[i] : NULL;
+}
+
+const char *mqss_selection_pipeline(const mqss_selection *s) {
+  return s ? s->pipeline : NULL;
+}
+
+int mqss_selection_stopped(const mqss_selection *s) {
+  return s ? s->stopped : 0;
+}

@@ -1,0 +1,52 @@
+// One forward pass of a loaded policy on the current IR: state vector (with
+// the decision history), IR graph, safety mask, then the network. Shared by
+// selection, warm-up and explanation. It does not choose or apply actions.
+// Everything it writes lives in the caller's policy_scratch, so a const
+// policy serves many threads at once.
+#include "policy/policy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void policy_scratch_free(policy_scratch *sc) {
+  nn_acts_free(&sc->acts);
+  mqss_graph_destroy(sc->graph);
+  memset(sc, 0, sizeof *sc);
+}
+
+mqss_status policy_forward(const mqss_policy *p, const mqss_module *m,
+                           const int *history, int n_history, int max_steps,
+                           const uint8_t *ban, policy_scratch *sc) {
+  mqss_session *s = mqss_module_session(m);
+  const nn_model *model = p->model;
+  mqss_status rc = mqss_features(m, p->catalog, history, n_history, max_steps,
+                                 sc->state);
+  if (rc != MQSS_OK)
+    return rc;
+  if (mqss_action_mask(m, p->catalog, NULL, sc->cat_mask) < 0)
+    return fail(s, MQSS_ERR_INTERNAL, "policy: safety mask failed");
+  for (int i = 0; i < p->n_cat; i++)
+    sc->nn_mask[p->nn_of[i]] = sc->cat_mask[i] && !(ban && ban[i]);
+  nn_batch in = {.B = 1, .state = sc->state, .mask = sc->nn_mask};
+  int graph_ptr[2] = {0, 0};
+  int N = 0;
+  if (model->cfg.arch == NN_ARCH_GNN) {
+    mqss_graph_destroy(sc->graph);
+    sc->graph = NULL;
+    rc = mqss_graph_build(m, &sc->graph);
+    if (rc != MQSS_OK)
+      return rc;
+    N = sc->graph->n_nodes;
+    graph_ptr[1] = N;
+    in.graph = (nn_graph){.n_nodes = N,
+                          .node_dim = sc->graph->dim,
+                          .x = sc->graph->x,
+                          .row_ptr = sc->graph->row_ptr,
+                          .col = sc->graph->col};
+    in.graph_ptr = graph_ptr;
+  }
+  if (nn_acts_ensure(&sc->acts, model, 1, N > 0 ? N : 1) != 0)
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  nn_forward(model, &sc->acts, &in);
+  return MQSS_OK;
+}

@@ -1,0 +1,483 @@
+// Unit tests of the policy runtime: loading (good files and every kind of
+// bad one, as errors naming the file), greedy selection (deterministic,
+// pipeline text mlir can parse and run), sampling, explain against finite
+// differences, the guard (crash -> fallback, logged, cached verdict; clean
+// pipeline -> kept), bad-sequence avoidance, guarded compile and emit.
+// Policies are untrained random networks written by the tests themselves.
+// internal headers first: cmocka defines a fail() macro
+#include "policy/policy.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "check.h"
+#include "mqss/mqss.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define EX(name) MQSS_SOURCE_DIR "/examples/" name
+
+static char dir[256];      // per-run scratch directory
+static char gnn_path[300]; // random GNN policy, seed 7
+static char mlp_path[300]; // random MLP policy, seed 7
+
+static mqss_session *S;
+static mqss_catalog *C;
+
+static int group_setup(void **state) {
+  (void)state;
+  snprintf(dir, sizeof dir, "/tmp/mqss-test-policy-%d", (int)getpid());
+  mkdir(dir, 0777);
+  snprintf(gnn_path, sizeof gnn_path, "%s/gnn.safetensors", dir);
+  snprintf(mlp_path, sizeof mlp_path, "%s/mlp.safetensors", dir);
+  if (mqss_session_create(&S) != MQSS_OK || mqss_catalog_load(S, NULL, &C))
+    return -1;
+  if (mqss_policy_write_random(S, C, "gnn", 7, gnn_path) != MQSS_OK ||
+      mqss_policy_write_random(S, C, "mlp", 7, mlp_path) != MQSS_OK)
+    return -1;
+  return 0;
+}
+
+static int group_teardown(void **state) {
+  (void)state;
+  mqss_catalog_destroy(C);
+  mqss_session_destroy(S);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static mqss_policy *load(const char *path) {
+  mqss_policy *p = NULL;
+  mqss_status st = mqss_policy_load(S, path, NULL, &p);
+  if (st != MQSS_OK)
+    fail_msg("load '%s': %s", path, mqss_errmsg(S));
+  return p;
+}
+
+static mqss_module *parse(mqss_session *s, const char *path) {
+  mqss_module *m = NULL;
+  if (mqss_module_parse_file(s, path, &m) != MQSS_OK)
+    fail_msg("parse: %s", mqss_errmsg(s));
+  return m;
+}
+
+// Writes a policy for C with the given tweaks to its metadata or shape.
+static void write_custom(const char *path, int n_actions, uint64_t cat_hash,
+                         const char *mlir) {
+  nn_config cfg;
+  nn_config_default(&cfg);
+  cfg.node_dim = MQSS_GRAPH_FEATURE_DIM;
+  cfg.n_actions = n_actions;
+  for (int i = 0, j = 0; i < mqss_catalog_size(C) && j < n_actions; i++)
+    if (i != mqss_catalog_stop(C))
+      cfg.param_count[j++] = mqss_catalog_action(C, i)->n_params;
+  nn_model *m = nn_model_create(&cfg, 3);
+  assert_non_null(m);
+  nn_file_meta meta = {0};
+  snprintf(meta.mlir_version, sizeof meta.mlir_version, "%s", mlir);
+  meta.feature_hash = mqss_feature_layout_hash();
+  meta.catalog_hash = cat_hash;
+  char err[512];
+  assert_int_equal(nn_policy_write(path, m, &meta, err, sizeof err), NN_OK);
+  nn_model_destroy(m);
+}
+
+// ----------------------------------------------------------------------------
+// loading
+
+static void test_load_ok(void **state) {
+  (void)state;
+  mqss_policy *p = load(gnn_path);
+  assert_string_equal(mqss_policy_mlir_version(p), mqss_mlir_version());
+  assert_int_equal(mqss_catalog_hash(mqss_policy_catalog(p)),
+                   mqss_catalog_hash(C));
+  assert_int_equal(mqss_policy_warmup(p, S), MQSS_OK);
+  mqss_policy_destroy(p);
+  mqss_policy_destroy(NULL);
+}
+
+static void expect_load_error(const char *path, mqss_status want,
+                              const char *needle) {
+  mqss_policy *p = (mqss_policy *)1;
+  mqss_status st = mqss_policy_load(S, path, NULL, &p);
+  if (st != want)
+    fail_msg("load '%s': want %d got %d (%s)", path, want, st, mqss_errmsg(S));
+  assert_null(p);
+  assert_contains(mqss_errmsg(S), path);
+  assert_contains(mqss_errmsg(S), needle);
+}
+
+static void test_load_errors(void **state) {
+  (void)state;
+  char path[400];
+  snprintf(path, sizeof path, "%s/missing.safetensors", dir);
+  expect_load_error(path, MQSS_ERR_IO, "cannot open policy");
+
+  snprintf(path, sizeof path, "%s/garbage.safetensors", dir);
+  FILE *f = fopen(path, "wb");
+  fputs("this is not a policy file at all", f);
+  fclose(f);
+  expect_load_error(path, MQSS_ERR_POLICY, "policy");
+
+  // truncated: the GNN file cut in half
+  FILE *in = fopen(gnn_path, "rb");
+  fseek(in, 0, SEEK_END);
+  long len = ftell(in);
+  fseek(in, 0, SEEK_SET);
+  char *buf = malloc(len);
+  assert_int_equal(fread(buf, 1, len, in), len);
+  fclose(in);
+  snprintf(path, sizeof path, "%s/cut.safetensors", dir);
+  f = fopen(path, "wb");
+  fwrite(buf, 1, len / 2, f);
+  fclose(f);
+  free(buf);
+  expect_load_error(path, MQSS_ERR_POLICY, "cut short");
+
+  int n = mqss_catalog_size(C) - 1;
+  uint64_t h = mqss_catalog_hash(C);
+  snprintf(path, sizeof path, "%s/hash.safetensors", dir);
+  write_custom(path, n, h ^ 1, mqss_mlir_version());
+  expect_load_error(path, MQSS_ERR_POLICY, "catalog");
+
+  snprintf(path, sizeof path, "%s/version.safetensors", dir);
+  write_custom(path, n, h, "18.1.8");
+  expect_load_error(path, MQSS_ERR_POLICY, "--allow-version-mismatch");
+  mqss_policy_options o;
+  mqss_policy_options_init(&o);
+  o.allow_version_mismatch = 1;
+  mqss_policy *p = NULL;
+  assert_int_equal(mqss_policy_load(S, path, &o, &p), MQSS_OK);
+  assert_string_equal(mqss_policy_mlir_version(p), "18.1.8");
+  mqss_policy_destroy(p);
+
+  // right hashes but a head of the wrong size for this catalog
+  snprintf(path, sizeof path, "%s/shape.safetensors", dir);
+  write_custom(path, n - 1, h, mqss_mlir_version());
+  expect_load_error(path, MQSS_ERR_POLICY, "actions but the catalog has");
+}
+
+// ----------------------------------------------------------------------------
+// selection
+
+static void check_selection(mqss_session *s, const char *file,
+                            const mqss_selection *sel) {
+  const char *pipe = mqss_selection_pipeline(sel);
+  assert_true(!strncmp(pipe, "builtin.module(", 15));
+  assert_true(mqss_selection_count(sel) <= 16);
+  // The whole pipeline runs on a fresh copy of the module.
+  mqss_module *m = parse(s, file);
+  if (mqss_module_run_pipeline(m, pipe) != MQSS_OK)
+    fail_msg("'%s' on %s: %s", pipe, file, mqss_errmsg(s));
+  mqss_module_destroy(m);
+  for (int i = 0; i < mqss_selection_count(sel); i++) {
+    const mqss_decision *d = mqss_selection_decision(sel, i);
+    char *text = mqss_decision_pipeline(C, d);
+    assert_string_equal(text, mqss_selection_step_pipeline(sel, i));
+    assert_contains(pipe, strchr(text, '(') + 1 /* module wrapper dropped */);
+    free(text);
+    assert_int_not_equal(d->action, mqss_catalog_stop(C));
+    assert_non_null(mqss_selection_action_name(sel, i));
+  }
+}
+
+static void test_select_greedy(void **state) {
+  (void)state;
+  const char *files[] = {EX("matmul_tensor_f32.mlir"),
+                         EX("jacobi2d_affine_memref_f32.mlir")};
+  const char *paths[] = {gnn_path, mlp_path};
+  for (int k = 0; k < 2; k++) {
+    mqss_policy *p = load(paths[k]);
+    for (int f = 0; f < 2; f++) {
+      mqss_module *m = parse(S, files[f]);
+      uint64_t before = mqss_module_hash(m);
+      mqss_selection *a = NULL, *b = NULL;
+      assert_int_equal(mqss_policy_select(p, m, NULL, &a), MQSS_OK);
+      assert_int_equal(mqss_policy_select(p, m, NULL, &b), MQSS_OK);
+      assert_int_equal(mqss_module_hash(m), before); // not modified
+      assert_string_equal(mqss_selection_pipeline(a),
+                          mqss_selection_pipeline(b));
+      check_selection(S, files[f], a);
+      mqss_selection_destroy(a);
+      mqss_selection_destroy(b);
+      mqss_module_destroy(m);
+    }
+    mqss_policy_destroy(p);
+  }
+}
+
+static void test_select_options(void **state) {
+  (void)state;
+  mqss_policy *p = load(gnn_path);
+  mqss_module *m = parse(S, EX("matmul_memref_f64.mlir"));
+  mqss_select_options o;
+  mqss_select_options_init(&o);
+  assert_int_equal(o.max_steps, 16);
+  o.max_steps = 2;
+  mqss_selection *sel = NULL;
+  assert_int_equal(mqss_policy_select(p, m, &o, &sel), MQSS_OK);
+  assert_true(mqss_selection_count(sel) <= 2);
+  mqss_selection_destroy(sel);
+  // Sampling: same seed, same result; the sequence is still valid.
+  o.max_steps = 6;
+  o.sample = 1;
+  o.seed = 42;
+  mqss_selection *x = NULL, *y = NULL;
+  assert_int_equal(mqss_policy_select(p, m, &o, &x), MQSS_OK);
+  assert_int_equal(mqss_policy_select(p, m, &o, &y), MQSS_OK);
+  assert_string_equal(mqss_selection_pipeline(x), mqss_selection_pipeline(y));
+  check_selection(S, EX("matmul_memref_f64.mlir"), x);
+  mqss_selection_destroy(x);
+  mqss_selection_destroy(y);
+  mqss_module_destroy(m);
+  mqss_policy_destroy(p);
+}
+
+// ----------------------------------------------------------------------------
+// explain: weight_i = x_i * d logp(a) / d x_i, checked by central differences
+
+static float logp_at(const mqss_policy *p, policy_scratch *sc, const float *x,
+                     int a) {
+  nn_acts acts = {0};
+  int N = sc->graph ? sc->graph->n_nodes : 1;
+  assert_int_equal(nn_acts_ensure(&acts, p->model, 1, N), 0);
+  int gp[2] = {0, N};
+  nn_batch in = {.B = 1, .state = x, .mask = sc->nn_mask, .graph_ptr = gp};
+  if (sc->graph)
+    in.graph = (nn_graph){N, sc->graph->dim, sc->graph->x, sc->graph->row_ptr,
+                          sc->graph->col};
+  nn_forward(p->model, &acts, &in);
+  float l = acts.logp[a];
+  nn_acts_free(&acts);
+  return l;
+}
+
+static void test_explain(void **state) {
+  (void)state;
+  const char *paths[] = {gnn_path, mlp_path};
+  for (int k = 0; k < 2; k++) {
+    mqss_policy *p = load(paths[k]);
+    mqss_module *m = parse(S, EX("matmul_tensor_f32.mlir"));
+    mqss_feature_contribution c[8];
+    int n = 0;
+    float prob = 0;
+    assert_int_equal(mqss_policy_explain(p, m, "stop", 8, c, &n, &prob),
+                     MQSS_OK);
+    assert_int_equal(n, 8);
+    assert_true(prob > 0 && prob < 1);
+    policy_scratch sc = {0};
+    assert_int_equal(policy_forward(p, m, NULL, 0, 16, NULL, &sc), MQSS_OK);
+    int a = p->nn_of[mqss_catalog_stop(C)];
+    assert_float_equal(prob, expf(sc.acts.logp[a]), 1e-6);
+    float x[MQSS_FEATURE_DIM];
+    for (int i = 0; i < n; i++) {
+      if (i)
+        assert_true(fabsf(c[i - 1].weight) >= fabsf(c[i].weight));
+      assert_string_equal(c[i].name, mqss_feature_name(c[i].index));
+      assert_float_equal(c[i].value, sc.state[c[i].index], 0);
+      memcpy(x, sc.state, sizeof x);
+      double eps = 1e-2;
+      x[c[i].index] = sc.state[c[i].index] + eps;
+      double up = logp_at(p, &sc, x, a);
+      x[c[i].index] = sc.state[c[i].index] - eps;
+      double down = logp_at(p, &sc, x, a);
+      double fd = c[i].value * (up - down) / (2 * eps);
+      double tol = 1e-3 + 0.02 * fabs(fd);
+      if (fabs(fd - c[i].weight) > tol)
+        fail_msg("feature %s: explain %g, finite differences %g",
+                 c[i].name, c[i].weight, fd);
+    }
+    assert_true(c[0].weight != 0);
+    policy_scratch_free(&sc);
+    // a blocked action is refused with the reason
+    assert_int_equal(mqss_policy_explain(p, m, "affine-vectorize", 3, c, &n,
+                                         NULL), MQSS_ERR_INVALID_ARG);
+    assert_contains(mqss_errmsg(S), "masked");
+    assert_int_equal(mqss_policy_explain(p, m, "no-such-action", 3, c, &n,
+                                         NULL), MQSS_ERR_INVALID_ARG);
+    mqss_module_destroy(m);
+    mqss_policy_destroy(p);
+  }
+}
+
+// ----------------------------------------------------------------------------
+// guard
+
+static mqss_selection *make_sel(const char *a1, float u1, const char *a2,
+                                float u2) {
+  mqss_decision d[2] = {{0}};
+  d[0].action = mqss_catalog_find(C, a1);
+  d[0].u[0] = u1;
+  int n = 1;
+  if (a2) {
+    d[1].action = mqss_catalog_find(C, a2);
+    d[1].u[0] = u2;
+    n = 2;
+  }
+  mqss_selection *s = NULL;
+  assert_int_equal(mqss_selection_create(C, d, n, &s), MQSS_OK);
+  return s;
+}
+
+static void test_guard(void **state) {
+  (void)state;
+  mqss_policy *p = load(gnn_path);
+  mqss_module *m = parse(S, EX("jacobi2d_affine_memref_f32.mlir"));
+  char cache[400];
+  snprintf(cache, sizeof cache, "%s/cache", dir);
+  mqss_guard_options go;
+  mqss_guard_options_init(&go);
+  go.cache_dir = cache;
+  go.mem_limit_mb = 0; // sanitizer runtimes reserve huge address ranges
+  go.baseline = "builtin.module(func.func(affine-loop-unroll{unroll-factor=2}))";
+  // tile 64 then vectorize 8 (log-int: u = 2*log(v/min)/log(max/min) - 1)
+  float u_tile = (float)(2 * log(64.0 / 4) / log(128.0 / 4) - 1);
+  float u_vec = (float)(2 * log(8.0 / 2) / log(32.0 / 2) - 1);
+  mqss_selection *bad = make_sel("affine-tile", u_tile, "affine-vectorize",
+                                 u_vec);
+  assert_contains(mqss_selection_pipeline(bad), "tile-size=64");
+  assert_contains(mqss_selection_pipeline(bad), "virtual-vector-size=8");
+  mqss_guard_report r;
+  assert_int_equal(mqss_policy_fallback_to_baseline(p, m, bad, &go, &r),
+                   MQSS_OK);
+  if (r.verdict != MQSS_MEASURE_WRONG_OUTPUT &&
+      r.verdict != MQSS_MEASURE_CRASHED)
+    fail_msg("verdict %s: %s", mqss_measure_status_name(r.verdict), r.reason);
+  assert_true(r.used_fallback);
+  assert_string_equal(r.used, go.baseline);
+  assert_string_equal(r.chosen, mqss_selection_pipeline(bad));
+  assert_contains(r.reason, "fell back");
+  assert_true(r.recorded);
+  assert_false(r.cached);
+  // the verdict is cached
+  mqss_guard_report r2;
+  assert_int_equal(mqss_policy_fallback_to_baseline(p, m, bad, &go, &r2),
+                   MQSS_OK);
+  assert_true(r2.cached);
+  assert_int_equal(r2.verdict, r.verdict);
+  assert_true(r2.used_fallback);
+  // the log holds it for this module
+  badlog b;
+  assert_int_equal(badlog_load(cache, mqss_module_hash(m), &b), 0);
+  assert_int_equal(b.n, 1);
+  assert_true(badlog_completes(&b, bad->step, 1, bad->step[1]));
+  assert_false(badlog_completes(&b, bad->step, 0, bad->step[0]));
+  badlog_free(&b);
+  assert_int_equal(badlog_load(cache, mqss_module_hash(m) ^ 1, &b), 0);
+  assert_int_equal(b.n, 0);
+  badlog_free(&b);
+  mqss_selection_destroy(bad);
+
+  // a harmless pipeline is kept
+  mqss_selection *ok = make_sel("affine-unroll", -1.0f, NULL, 0);
+  assert_int_equal(mqss_policy_fallback_to_baseline(p, m, ok, &go, &r),
+                   MQSS_OK);
+  if (r.verdict != MQSS_MEASURE_OK)
+    fail_msg("verdict %s: %s", mqss_measure_status_name(r.verdict), r.reason);
+  assert_false(r.used_fallback);
+  assert_string_equal(r.used, mqss_selection_pipeline(ok));
+  assert_false(r.recorded);
+  mqss_selection_destroy(ok);
+  mqss_module_destroy(m);
+  mqss_policy_destroy(p);
+}
+
+// A sequence logged as bad is not chosen again for the same module.
+static void test_avoid_bad(void **state) {
+  (void)state;
+  mqss_policy *p = load(gnn_path);
+  const char *files[] = {EX("matmul_tensor_f32.mlir"),
+                         EX("jacobi2d_affine_memref_f32.mlir"),
+                         EX("matmul_memref_f64.mlir")};
+  char cache[400];
+  snprintf(cache, sizeof cache, "%s/avoid", dir);
+  int tested = 0;
+  for (int f = 0; f < 3; f++) {
+    mqss_module *m = parse(S, files[f]);
+    mqss_select_options o;
+    mqss_select_options_init(&o);
+    o.cache_dir = cache;
+    mqss_selection *first = NULL, *again = NULL;
+    assert_int_equal(mqss_policy_select(p, m, &o, &first), MQSS_OK);
+    int n = mqss_selection_count(first);
+    if (n > 0) {
+      tested++;
+      // log the first step alone as bad
+      mqss_selection *one = NULL;
+      assert_int_equal(mqss_selection_create(C, mqss_selection_decision(first, 0),
+                                             1, &one), MQSS_OK);
+      assert_int_equal(badlog_append(cache, mqss_module_hash(m), one, "test"), 0);
+      assert_int_equal(mqss_policy_select(p, m, &o, &again), MQSS_OK);
+      if (mqss_selection_count(again) > 0)
+        assert_string_not_equal(mqss_selection_step_pipeline(again, 0),
+                                mqss_selection_step_pipeline(one, 0));
+      mqss_selection_destroy(one);
+    }
+    mqss_selection_destroy(first);
+    mqss_selection_destroy(again);
+    mqss_module_destroy(m);
+  }
+  assert_true(tested > 0);
+  mqss_policy_destroy(p);
+}
+
+static void test_compile_guarded_emit(void **state) {
+  (void)state;
+  mqss_policy *p = load(mlp_path);
+  mqss_module *m = parse(S, EX("matmul_memref_f64.mlir"));
+  mqss_guard_report r;
+  mqss_guard_options go;
+  mqss_guard_options_init(&go);
+  assert_int_equal(go.mem_limit_mb, 4096);
+  go.mem_limit_mb = 0; // sanitizer runtimes reserve huge address ranges
+  if (mqss_policy_compile_guarded(p, m, NULL, &go, &r) != MQSS_OK)
+    fail_msg("compile_guarded: %s", mqss_errmsg(S));
+  assert_true(r.reason[0] != 0);
+  assert_int_equal(mqss_module_stages(m), MQSS_STAGE_LLVM);
+  const char *ext[] = {"mlir", "ll", "o"};
+  const char *want[] = {"llvm.func", "define", "\177ELF"};
+  for (int i = 0; i < 3; i++) {
+    char path[400];
+    snprintf(path, sizeof path, "%s/out.%s", dir, ext[i]);
+    if (mqss_module_emit(m, path) != MQSS_OK)
+      fail_msg("emit %s: %s", path, mqss_errmsg(S));
+    FILE *f = fopen(path, "rb");
+    char buf[1 << 16] = {0};
+    size_t got = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    assert_true(got > 4);
+    if (i < 2)
+      assert_contains(buf, want[i]);
+    else
+      assert_memory_equal(buf, want[i], 4);
+  }
+  char path[400];
+  snprintf(path, sizeof path, "%s/out.txt", dir);
+  assert_int_equal(mqss_module_emit(m, path), MQSS_ERR_INVALID_ARG);
+  assert_contains(mqss_errmsg(S), ".mlir, .ll or .o");
+  mqss_module_destroy(m);
+  mqss_policy_destroy(p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_load_ok),
+      cmocka_unit_test(test_load_errors),
+      cmocka_unit_test(test_select_greedy),
+      cmocka_unit_test(test_select_options),
+      cmocka_unit_test(test_explain),
+      cmocka_unit_test(test_guard),
+      cmocka_unit_test(test_avoid_bad),
+      cmocka_unit_test(test_compile_guarded_emit),
+  };
+  return cmocka_run_group_tests(tests, group_setup, group_teardown);
+}

@@ -1,0 +1,184 @@
+// `mqss select`: loads a policy and prints the pipeline it chooses for a
+// module (text or JSON), plus the option parsing and policy loading that
+// `mqss compile` and `mqss explain` share (policy_cli_*). A hidden-in-plain-
+// sight helper, --init-random-policy, writes an untrained policy for tests.
+// Selection itself lives in src/policy.
+#include "cli.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// shared by select, compile and explain
+
+// Consumes argv[*i] (and its value) when it is a common policy option.
+// Returns 1 when consumed, 0 when not, -1 on a missing value (error printed).
+int policy_cli_option(policy_cli *o, int argc, char **argv, int *i) {
+  const char *f = argv[*i];
+  bool has = *i + 1 < argc;
+  const char **dst = NULL;
+  if (!strcmp(f, "--policy"))
+    dst = &o->policy;
+  else if (!strcmp(f, "--catalog"))
+    dst = &o->catalog;
+  else if (!strcmp(f, "--cache-dir"))
+    dst = &o->cache_dir;
+  else if (!strcmp(f, "--allow-version-mismatch")) {
+    o->allow_version_mismatch = 1;
+    return 1;
+  } else if (!strcmp(f, "--sample")) {
+    o->sample = 1;
+    return 1;
+  } else if (!strcmp(f, "--seed") || !strcmp(f, "--max-steps")) {
+    if (!has)
+      return cli_error("%s needs a value", f), -1;
+    char *end;
+    long long v = strtoll(argv[++*i], &end, 10);
+    if (*end || v < 0)
+      return cli_error("%s: '%s' is not a non-negative integer", f, argv[*i]),
+             -1;
+    if (f[2] == 's')
+      o->seed = (uint64_t)v;
+    else
+      o->max_steps = (int)v;
+    return 1;
+  } else {
+    return 0;
+  }
+  if (!has)
+    return cli_error("%s needs a value", f), -1;
+  *dst = argv[++*i];
+  return 1;
+}
+
+int policy_cli_open(policy_cli *o, const char *file, mqss_session **s,
+                    mqss_policy **p, mqss_module **m) {
+  if (mqss_session_create(s) != MQSS_OK)
+    return cli_error("out of memory");
+  mqss_policy_options po;
+  mqss_policy_options_init(&po);
+  po.catalog_path = o->catalog;
+  po.allow_version_mismatch = o->allow_version_mismatch;
+  if (mqss_policy_load(*s, o->policy, &po, p) != MQSS_OK)
+    return cli_error("%s", mqss_errmsg(*s));
+  if (mqss_module_parse_file(*s, file, m) != MQSS_OK)
+    return cli_error("%s", mqss_errmsg(*s));
+  return 0;
+}
+
+void policy_cli_select_options(const policy_cli *o, mqss_select_options *so) {
+  mqss_select_options_init(so);
+  if (o->max_steps > 0)
+    so->max_steps = o->max_steps;
+  so->sample = o->sample;
+  if (o->seed)
+    so->seed = o->seed;
+  so->cache_dir = o->cache_dir;
+}
+
+// ----------------------------------------------------------------------------
+// output
+
+static void print_json(const mqss_policy *p, const mqss_selection *sel) {
+  const mqss_catalog *c = mqss_policy_catalog(p);
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "pipeline", mqss_selection_pipeline(sel));
+  cJSON_AddBoolToObject(j, "stopped", mqss_selection_stopped(sel));
+  cJSON *steps = cJSON_AddArrayToObject(j, "decisions");
+  for (int i = 0; i < mqss_selection_count(sel); i++) {
+    const mqss_decision *d = mqss_selection_decision(sel, i);
+    const mqss_action *a = mqss_catalog_action(c, d->action);
+    cJSON *st = cJSON_CreateObject();
+    cJSON_AddStringToObject(st, "action", a->name);
+    cJSON_AddStringToObject(st, "pipeline", mqss_selection_step_pipeline(sel, i));
+    cJSON *params = cJSON_AddObjectToObject(st, "params");
+    for (int k = 0; k < a->n_params; k++) {
+      const mqss_param *pp = &a->params[k];
+      int64_t v = mqss_param_map(pp, d->u[k]);
+      if (pp->kind == MQSS_PARAM_CHOICE)
+        cJSON_AddStringToObject(params, pp->name, pp->values[v]);
+      else if (pp->kind == MQSS_PARAM_BOOL)
+        cJSON_AddBoolToObject(params, pp->name, v != 0);
+      else
+        cJSON_AddNumberToObject(params, pp->name, (double)v);
+    }
+    cJSON_AddItemToArray(steps, st);
+  }
+  char *text = cJSON_Print(j);
+  if (text)
+    printf("%s\n", text);
+  free(text);
+  cJSON_Delete(j);
+}
+
+// ----------------------------------------------------------------------------
+// the command
+
+static int init_random(const policy_cli *o, const char *out, const char *arch) {
+  mqss_session *s = NULL;
+  mqss_catalog *c = NULL;
+  int rc = 0;
+  if (mqss_session_create(&s) != MQSS_OK)
+    return cli_error("out of memory");
+  if (mqss_catalog_load(s, o->catalog, &c) != MQSS_OK ||
+      mqss_policy_write_random(s, c, arch, o->seed, out) != MQSS_OK)
+    rc = cli_error("%s", mqss_errmsg(s));
+  else
+    fprintf(stderr, "mqss: wrote an UNTRAINED random policy (%s, seed %llu) "
+            "to '%s'\n", arch ? arch : "gnn", (unsigned long long)o->seed, out);
+  mqss_catalog_destroy(c);
+  mqss_session_destroy(s);
+  return rc;
+}
+
+int cmd_select(int argc, char **argv) {
+  policy_cli o = {0};
+  const char *file = NULL, *random_out = NULL, *arch = NULL;
+  bool json = false;
+  for (int i = 1; i < argc; i++) {
+    int r = policy_cli_option(&o, argc, argv, &i);
+    if (r < 0)
+      return 1;
+    if (r)
+      continue;
+    if (!strcmp(argv[i], "--json")) {
+      json = true;
+    } else if (!strcmp(argv[i], "--init-random-policy") && i + 1 < argc) {
+      random_out = argv[++i];
+    } else if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
+      arch = argv[++i];
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return cli_error("select: unknown option '%s'; see 'mqss select --help'",
+                       argv[i]);
+    } else {
+      file = argv[i];
+    }
+  }
+  if (random_out)
+    return init_random(&o, random_out, arch);
+  if (!file)
+    return cli_error("select: no input file; usage: mqss select FILE "
+                     "[--policy P] [--json]");
+  mqss_session *s = NULL;
+  mqss_policy *p = NULL;
+  mqss_module *m = NULL;
+  mqss_selection *sel = NULL;
+  int rc = policy_cli_open(&o, file, &s, &p, &m);
+  if (!rc) {
+    mqss_select_options so;
+    policy_cli_select_options(&o, &so);
+    if (mqss_policy_select(p, m, &so, &sel) != MQSS_OK)
+      rc = cli_error("select: %s", mqss_errmsg(s));
+    else if (json)
+      print_json(p, sel);
+    else
+      printf("%s\n", mqss_selection_pipeline(sel));
+  }
+  mqss_selection_destroy(sel);
+  mqss_module_destroy(m);
+  mqss_policy_destroy(p);
+  mqss_session_destroy(s);
+  return rc;
+}
