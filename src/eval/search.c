@@ -1,0 +1,278 @@
+// Search baselines, shared part: options and results, the evaluation
+// recorder (one evaluation = one mqss_measure call, cache hits included),
+// pipeline joining, the seeded RNG, the final A/B confirmation with
+// mqss_measure_vs, and the mqss_search() entry point. It does not choose
+// candidates: random and greedy search live in search_random.c and
+// search_greedy.c. See docs/SEARCH.md.
+#include "eval/search.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+// ----------------------------------------------------------------------------
+// names, options, results
+
+const char *mqss_search_method_name(mqss_search_method m) {
+  switch (m) {
+  case MQSS_SEARCH_RANDOM:
+    return "random";
+  case MQSS_SEARCH_GREEDY:
+    return "greedy";
+  }
+  return "unknown";
+}
+
+void mqss_search_options_init(mqss_search_options *o) {
+  if (!o)
+    return;
+  memset(o, 0, sizeof *o);
+  o->method = MQSS_SEARCH_RANDOM;
+  o->budget = 50;
+  o->seed = 1;
+  o->max_len = 16;
+  o->min_gain = 0.02;
+  o->confirm_pairs = 20;
+  mqss_measure_options_init(&o->measure);
+}
+
+void mqss_search_result_free(mqss_search_result *r) {
+  if (!r)
+    return;
+  for (int i = 0; i < r->n_trace; i++)
+    free(r->trace[i].pipeline);
+  free(r->trace);
+  free(r->best_pipeline);
+  memset(r, 0, sizeof *r);
+}
+
+// ----------------------------------------------------------------------------
+// RNG (splitmix64)
+
+uint64_t search_rng_u64(search_rng *r) {
+  uint64_t z = (r->s += 0x9E3779B97F4A7C15ull);
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+double search_rng_uniform(search_rng *r) {
+  return (double)(search_rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
+}
+
+int search_rng_below(search_rng *r, int n) {
+  int k = (int)(search_rng_uniform(r) * n);
+  return k >= n ? n - 1 : k;
+}
+
+// ----------------------------------------------------------------------------
+// pipeline joining
+
+char *search_join(const mqss_catalog *cat, const mqss_decision *d, int n) {
+  static const char mod[] = "builtin.module(";
+  strbuf sb = {0};
+  int pieces = 0;
+  for (int i = 0; i < n; i++) {
+    char *p = mqss_decision_pipeline(cat, &d[i]);
+    if (!p) {
+      sb_free(&sb);
+      return NULL;
+    }
+    if (*p) {
+      sb_printf(&sb, "%s", pieces++ ? "," : "builtin.module(");
+      size_t len = strlen(p);
+      // A nested "builtin.module(...)" would run on nested modules only:
+      // unwrap module-anchored pieces into the top-level list.
+      if (!strncmp(p, mod, sizeof mod - 1) && len > sizeof mod)
+        sb_append(&sb, p + sizeof mod - 1, len - sizeof mod);
+      else
+        sb_append(&sb, p, len);
+    }
+    free(p);
+  }
+  if (pieces)
+    sb_append(&sb, ")", 1);
+  else
+    sb_append(&sb, "", 0);
+  return sb.data;
+}
+
+// ----------------------------------------------------------------------------
+// evaluations
+
+double search_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+bool search_budget_left(const search_ctx *c) {
+  return c->out->n_trace < c->opts->budget;
+}
+
+bool search_better(const search_ctx *c, double cand, double best) {
+  return cand > 0 && cand < best * (1.0 - c->opts->min_gain);
+}
+
+mqss_status search_eval(search_ctx *c, const char *pipeline, int n_decisions,
+                        int *index) {
+  mqss_search_result *out = c->out;
+  if (out->n_trace == c->cap_trace) {
+    int cap = c->cap_trace ? 2 * c->cap_trace : 64;
+    mqss_search_eval *t = realloc(out->trace, (size_t)cap * sizeof *t);
+    if (!t)
+      return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
+                  "search: out of memory");
+    out->trace = t;
+    c->cap_trace = cap;
+  }
+  mqss_search_eval *e = &out->trace[out->n_trace];
+  memset(e, 0, sizeof *e);
+  if (!(e->pipeline = strdup(pipeline ? pipeline : "")))
+    return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
+                "search: out of memory");
+  e->index = out->n_trace++;
+  e->n_decisions = n_decisions;
+  mqss_measure_options mo = c->opts->measure;
+  mo.pipeline = e->pipeline;
+  mqss_measure_result r;
+  mqss_status st = mqss_measure(c->module, &mo, &r);
+  if (st != MQSS_OK) {
+    out->n_trace--;
+    free(e->pipeline);
+    return st;
+  }
+  snprintf(c->last_message, sizeof c->last_message, "%s", r.message);
+  e->status = r.status;
+  e->cached = r.cached;
+  e->compile_ms = r.compile_ms;
+  e->run_ms = r.status == MQSS_MEASURE_OK ? r.run_ms_median : 0;
+  e->elapsed_ms = search_now_ms() - c->t0_ms;
+  e->best_index = out->best_index;
+  e->best_run_ms = out->best_run_ms;
+  out->evaluations = out->n_trace;
+  out->cache_hits += r.cached != 0;
+  if (r.status != MQSS_MEASURE_OK) {
+    out->failures++;
+    if ((int)r.status >= 0 && (int)r.status < MQSS_SEARCH_STATUS_SLOTS)
+      out->failures_by_status[r.status]++;
+  }
+  *index = e->index;
+  return MQSS_OK;
+}
+
+void search_set_best(search_ctx *c, int index) {
+  const mqss_search_eval *e = &c->out->trace[index];
+  if (e->status != MQSS_MEASURE_OK) // defensive: failures are never best
+    return;
+  c->out->best_index = index;
+  c->out->best_run_ms = e->run_ms;
+}
+
+void search_eval_done(search_ctx *c, int index) {
+  mqss_search_eval *e = &c->out->trace[index];
+  e->best_index = c->out->best_index;
+  e->best_run_ms = c->out->best_run_ms;
+  if (c->opts->progress)
+    c->opts->progress(e, c->opts->progress_user);
+}
+
+// ----------------------------------------------------------------------------
+// entry point
+
+static mqss_status check_options(mqss_session *s, const mqss_search_options *o) {
+  if (o->method != MQSS_SEARCH_RANDOM && o->method != MQSS_SEARCH_GREEDY)
+    return fail(s, MQSS_ERR_INVALID_ARG, "search: unknown method %d",
+                (int)o->method);
+  if (o->budget < 1)
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "search: budget must be at least 1 (got %d)", o->budget);
+  if (o->max_len < 1)
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "search: max_len must be at least 1 (got %d)", o->max_len);
+  if (!(o->min_gain >= 0 && o->min_gain < 1))
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "search: min_gain must be in [0, 1) (got %g)", o->min_gain);
+  if (o->confirm_pairs < 0)
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "search: confirm_pairs must be >= 0 (got %d)", o->confirm_pairs);
+  return MQSS_OK;
+}
+
+// Confirms the best against the empty pipeline with interleaved pairs.
+static mqss_status confirm(search_ctx *c) {
+  mqss_search_result *out = c->out;
+  if (out->best_index == 0) {
+    out->confirmed_speedup = 1.0; // the reference against itself
+    return MQSS_OK;
+  }
+  if (c->opts->confirm_pairs == 0)
+    return MQSS_OK;
+  double t0 = search_now_ms();
+  mqss_measure_options mo = c->opts->measure;
+  mo.pipeline = out->best_pipeline;
+  mo.repeat = c->opts->confirm_pairs;
+  mqss_status st = mqss_measure_vs(c->module, &mo, "", &out->confirm);
+  out->confirm_ms = search_now_ms() - t0;
+  if (st != MQSS_OK)
+    return st;
+  out->confirmed = 1;
+  bool ok = out->confirm.a.status == MQSS_MEASURE_OK &&
+            out->confirm.b.status == MQSS_MEASURE_OK;
+  // ratio = time(B = reference) / time(A = best): the speedup of the best.
+  out->confirmed_speedup = ok ? out->confirm.ratio_median : 0.0;
+  return MQSS_OK;
+}
+
+mqss_status mqss_search(mqss_module *module, const mqss_catalog *catalog,
+                        const mqss_search_options *opts,
+                        mqss_search_result *out) {
+  if (!out)
+    return MQSS_ERR_INVALID_ARG;
+  memset(out, 0, sizeof *out);
+  if (!module || !catalog || !opts)
+    return module ? fail(mqss_module_session(module), MQSS_ERR_INVALID_ARG,
+                         "search: NULL catalog or options")
+                  : MQSS_ERR_INVALID_ARG;
+  mqss_session *s = mqss_module_session(module);
+  mqss_status st = check_options(s, opts);
+  if (st != MQSS_OK)
+    return st;
+  search_ctx c = {.module = module, .catalog = catalog, .opts = opts,
+                  .out = out, .t0_ms = search_now_ms()};
+  out->method = opts->method;
+  int idx;
+  if ((st = search_eval(&c, "", 0, &idx)) != MQSS_OK)
+    goto done;
+  const mqss_search_eval *ref = &out->trace[0];
+  if (ref->status != MQSS_MEASURE_OK) {
+    search_eval_done(&c, idx);
+    st = fail(s, MQSS_ERR_INVALID_ARG,
+              "search: the module does not measure ok without a pipeline "
+              "(%s); fix the module or the measurement settings first",
+              c.last_message[0] ? c.last_message
+                                : mqss_measure_status_name(ref->status));
+    goto done;
+  }
+  out->reference_run_ms = ref->run_ms;
+  search_set_best(&c, 0);
+  search_eval_done(&c, 0);
+  st = opts->method == MQSS_SEARCH_RANDOM ? search_random(&c)
+                                          : search_greedy(&c);
+  if (st != MQSS_OK)
+    goto done;
+  out->search_ms = search_now_ms() - c.t0_ms;
+  out->speedup = out->reference_run_ms / out->best_run_ms;
+  if (!(out->best_pipeline = strdup(out->trace[out->best_index].pipeline))) {
+    st = fail(s, MQSS_ERR_NOMEM, "search: out of memory");
+    goto done;
+  }
+  st = confirm(&c);
+done:
+  if (!out->search_ms)
+    out->search_ms = search_now_ms() - c.t0_ms;
+  out->wall_ms = search_now_ms() - c.t0_ms;
+  return st;
+}

@@ -1,0 +1,74 @@
+// Internal declarations shared by the search baselines (src/eval/search*.c):
+// the search context, the evaluation recorder, pipeline joining and the
+// seeded RNG. Not API: the contract is the "Search baselines" block of
+// mqss.h. The methods themselves live in search_random.c and
+// search_greedy.c; search.c holds everything they share.
+#ifndef MQSS_EVAL_SEARCH_H
+#define MQSS_EVAL_SEARCH_H
+
+#include "internal.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+// ----------------------------------------------------------------------------
+// seeded RNG (splitmix64): the only source of randomness of a search
+
+typedef struct {
+  uint64_t s;
+} search_rng;
+
+uint64_t search_rng_u64(search_rng *r);
+// Uniform on [0, 1).
+double search_rng_uniform(search_rng *r);
+// Uniform integer in [0, n), n >= 1.
+int search_rng_below(search_rng *r, int n);
+
+// ----------------------------------------------------------------------------
+// context and evaluations
+
+typedef struct {
+  mqss_module *module;           // the original, never modified
+  const mqss_catalog *catalog;
+  const mqss_search_options *opts;
+  mqss_search_result *out;
+  int cap_trace;
+  double t0_ms;                  // monotonic clock at the start
+  char last_message[1024];       // message of the last measurement
+} search_ctx;
+
+// Monotonic clock in milliseconds.
+double search_now_ms(void);
+
+// True while another evaluation fits in the budget.
+bool search_budget_left(const search_ctx *c);
+
+// Measures `pipeline` ("" = empty) on the original module as the next
+// evaluation and appends it to the trace (status, cached, failure counts).
+// Stores its index in *index. Returns MQSS_OK, or the harness error of
+// mqss_measure (session message set) or MQSS_ERR_NOMEM.
+mqss_status search_eval(search_ctx *c, const char *pipeline, int n_decisions,
+                        int *index);
+
+// Makes evaluation `index` (which must be OK) the best.
+void search_set_best(search_ctx *c, int index);
+
+// Stamps the current best into evaluation `index` and calls the progress
+// callback. Call once per evaluation, after deciding about the best.
+void search_eval_done(search_ctx *c, int index);
+
+// True when run time `cand` beats `best` by more than min_gain.
+bool search_better(const search_ctx *c, double cand, double best);
+
+// Joins the pipelines of decisions d[0..n) into one
+// "builtin.module(p1,p2,...)" (module-anchored pieces unwrapped, STOP
+// skipped); "" when nothing is left. Caller frees; NULL on a bad action or
+// out of memory.
+char *search_join(const mqss_catalog *catalog, const mqss_decision *d, int n);
+
+// The methods. Each runs evaluations 1.. until done or out of budget;
+// evaluation 0 (the empty pipeline) has been run and is the best.
+mqss_status search_random(search_ctx *c);
+mqss_status search_greedy(search_ctx *c);
+
+#endif // MQSS_EVAL_SEARCH_H

@@ -1,0 +1,279 @@
+// Unit tests of the search baselines (src/eval/search*.c): pipeline joining
+// (checked against the catalog's templates by hand), evaluation counting
+// (every candidate counts, cache hits flagged and counted), the budget,
+// determinism of the candidates for a seed, and failed candidates (a known
+// miscompile and an unknown pass, from a tiny test catalog) counted by
+// status and never chosen as best.
+// search.h first: cmocka's fail() macro would clash with internal.h's fail().
+#include "eval/search.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define INPUTS MQSS_SOURCE_DIR "/tests/lit/Inputs/"
+
+typedef struct {
+  mqss_session *s;
+  char cache[64];
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  assert_non_null(f);
+  assert_int_equal(mqss_session_create(&f->s), MQSS_OK);
+  snprintf(f->cache, sizeof f->cache, "/tmp/mqss_test_search_%d.db",
+           (int)getpid());
+  *state = f;
+  return 0;
+}
+
+static void remove_cache(const char *path) {
+  char p[96];
+  unlink(path);
+  snprintf(p, sizeof p, "%s-wal", path);
+  unlink(p);
+  snprintf(p, sizeof p, "%s-shm", path);
+  unlink(p);
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  remove_cache(f->cache);
+  mqss_session_destroy(f->s);
+  free(f);
+  return 0;
+}
+
+static mqss_module *parse_path(mqss_session *s, const char *path) {
+  mqss_module *m = NULL;
+  if (mqss_module_parse_file(s, path, &m) != MQSS_OK)
+    fail_msg("parse failed: %s", mqss_errmsg(s));
+  return m;
+}
+
+static mqss_catalog *load_catalog(mqss_session *s, const char *path) {
+  mqss_catalog *c = NULL;
+  if (mqss_catalog_load(s, path, &c) != MQSS_OK)
+    fail_msg("catalog failed: %s", mqss_errmsg(s));
+  return c;
+}
+
+// Small, fast settings: few runs, no code size, a short confirmation.
+static mqss_search_options quick(mqss_search_method method, int budget,
+                                 const char *cache) {
+  mqss_search_options o;
+  mqss_search_options_init(&o);
+  o.method = method;
+  o.budget = budget;
+  o.confirm_pairs = 3;
+  o.measure.warmup = 0;
+  o.measure.repeat = 2;
+  o.measure.code_size = 0;
+  o.measure.cache_path = cache;
+  return o;
+}
+
+static void count_progress(const mqss_search_eval *e, void *user) {
+  int *n = user;
+  assert_int_equal(e->index, *n); // in order, once each
+  (*n)++;
+}
+
+// The invariants every result must satisfy, whatever was measured.
+static void check_consistent(const mqss_search_result *r, int budget) {
+  assert_int_equal(r->evaluations, r->n_trace);
+  assert_true(r->evaluations >= 1 && r->evaluations <= budget);
+  assert_string_equal(r->trace[0].pipeline, "");
+  int hits = 0, failures = 0, by_status[MQSS_SEARCH_STATUS_SLOTS] = {0};
+  for (int i = 0; i < r->n_trace; i++) {
+    const mqss_search_eval *e = &r->trace[i];
+    assert_int_equal(e->index, i);
+    hits += e->cached != 0;
+    if (e->status != MQSS_MEASURE_OK) {
+      failures++;
+      by_status[e->status]++;
+      assert_true(e->run_ms == 0);
+    } else {
+      assert_true(e->run_ms > 0);
+    }
+    if (i > 0)
+      assert_true(e->elapsed_ms >= r->trace[i - 1].elapsed_ms);
+  }
+  assert_int_equal(r->cache_hits, hits);
+  assert_int_equal(r->failures, failures);
+  assert_memory_equal(r->failures_by_status, by_status, sizeof by_status);
+  // The best is a correct candidate, and the one the result names.
+  assert_true(r->best_index >= 0 && r->best_index < r->n_trace);
+  assert_int_equal(r->trace[r->best_index].status, MQSS_MEASURE_OK);
+  assert_string_equal(r->best_pipeline, r->trace[r->best_index].pipeline);
+  assert_true(r->best_run_ms == r->trace[r->best_index].run_ms);
+  assert_true(r->reference_run_ms == r->trace[0].run_ms);
+  assert_true(r->wall_ms >= r->search_ms);
+}
+
+// ----------------------------------------------------------------------------
+// pipeline joining
+
+static void test_join(void **state) {
+  fixture *f = *state;
+  mqss_catalog *cat = load_catalog(f->s, NULL);
+  int canon = mqss_catalog_find(cat, "canonicalize");
+  int inl = mqss_catalog_find(cat, "inline");
+  int tile = mqss_catalog_find(cat, "affine-tile");
+  int stop = mqss_catalog_stop(cat);
+  assert_true(canon >= 0 && inl >= 0 && tile >= 0 && stop >= 0);
+  // canonicalize's choice of 3 values at u = 0: t = 0.5, index floor(1.5) =
+  // 1 = "normal"; affine-tile's log-int 4..128 at u = 1 is 128.
+  mqss_decision d[4] = {{.action = canon, .u = {0}},
+                        {.action = inl},
+                        {.action = tile, .u = {1}},
+                        {.action = stop}};
+  char *p = search_join(cat, d, 4);
+  assert_string_equal(p, "builtin.module(func.func(canonicalize{region-simplify="
+                         "normal}),inline,func.func(affine-loop-tile{tile-size="
+                         "128}))");
+  free(p);
+  p = search_join(cat, &d[3], 1); // STOP alone: the empty pipeline
+  assert_string_equal(p, "");
+  free(p);
+  p = search_join(cat, d, 0);
+  assert_string_equal(p, "");
+  free(p);
+  mqss_catalog_destroy(cat);
+}
+
+// ----------------------------------------------------------------------------
+// random search: counting, budget, determinism
+
+static void test_random_counts_and_seed(void **state) {
+  fixture *f = *state;
+  remove_cache(f->cache);
+  mqss_module *m = parse_path(f->s, INPUTS "search_matmul.mlir");
+  mqss_catalog *cat = load_catalog(f->s, NULL);
+  mqss_search_options o = quick(MQSS_SEARCH_RANDOM, 6, f->cache);
+  o.max_len = 4;
+  int calls = 0;
+  o.progress = count_progress;
+  o.progress_user = &calls;
+
+  mqss_search_result r1, r2, r3;
+  assert_int_equal(mqss_search(m, cat, &o, &r1), MQSS_OK);
+  check_consistent(&r1, 6);
+  assert_int_equal(r1.evaluations, 6); // random always spends the budget
+  assert_int_equal(calls, 6);
+  assert_int_equal(r1.trace[0].n_decisions, 0);
+  for (int i = 1; i < r1.n_trace; i++) {
+    assert_true(r1.trace[i].n_decisions >= 1 && r1.trace[i].n_decisions <= 4);
+    assert_non_null(strstr(r1.trace[i].pipeline, "builtin.module("));
+  }
+  assert_false(r1.trace[0].cached); // fresh cache
+
+  // Same seed: the same candidates, now answered by the cache (all but
+  // the statuses the cache never stores).
+  calls = 0;
+  assert_int_equal(mqss_search(m, cat, &o, &r2), MQSS_OK);
+  check_consistent(&r2, 6);
+  assert_int_equal(r2.n_trace, r1.n_trace);
+  int storable = 0;
+  for (int i = 0; i < r1.n_trace; i++) {
+    assert_string_equal(r2.trace[i].pipeline, r1.trace[i].pipeline);
+    mqss_measure_status st = r1.trace[i].status;
+    storable += st != MQSS_MEASURE_TIMEOUT && st != MQSS_MEASURE_CRASHED &&
+                st != MQSS_MEASURE_OUT_OF_MEMORY;
+  }
+  assert_int_equal(r2.cache_hits, storable);
+  assert_int_equal(r2.evaluations, 6); // cache hits count as evaluations
+
+  // Another seed: other candidates.
+  o.seed = 2;
+  o.progress = NULL;
+  assert_int_equal(mqss_search(m, cat, &o, &r3), MQSS_OK);
+  check_consistent(&r3, 6);
+  int differ = 0;
+  for (int i = 1; i < r3.n_trace; i++)
+    differ += strcmp(r3.trace[i].pipeline, r1.trace[i].pipeline) != 0;
+  assert_true(differ > 0);
+
+  mqss_search_result_free(&r1);
+  mqss_search_result_free(&r2);
+  mqss_search_result_free(&r3);
+  mqss_search_result_free(&r3); // idempotent
+  mqss_catalog_destroy(cat);
+  mqss_module_destroy(m);
+}
+
+// ----------------------------------------------------------------------------
+// greedy search: failures by status, never best; the budget
+
+static void test_greedy_failures(void **state) {
+  fixture *f = *state;
+  mqss_module *m = parse_path(f->s, INPUTS "measure_jacobi_kernel.mlir");
+  mqss_catalog *cat = load_catalog(f->s, INPUTS "search_catalog.yaml");
+  mqss_search_options o = quick(MQSS_SEARCH_GREEDY, 6, NULL);
+  mqss_search_result r;
+  assert_int_equal(mqss_search(m, cat, &o, &r), MQSS_OK);
+  check_consistent(&r, 6);
+  // Step 1 tries the catalog in order: miscompile, bogus, licm, cse.
+  assert_true(r.n_trace >= 5);
+  assert_non_null(strstr(r.trace[1].pipeline, "affine-super-vectorize"));
+  assert_int_equal(r.trace[1].status, MQSS_MEASURE_WRONG_OUTPUT);
+  assert_string_equal(r.trace[2].pipeline,
+                      "builtin.module(func.func(no-such-pass))");
+  assert_int_equal(r.trace[2].status, MQSS_MEASURE_PARSE_ERROR);
+  assert_true(r.failures_by_status[MQSS_MEASURE_WRONG_OUTPUT] >= 1);
+  assert_true(r.failures_by_status[MQSS_MEASURE_PARSE_ERROR] >= 1);
+  assert_true(r.best_index != 1 && r.best_index != 2);
+  // Greedy stops after step 1 (5 evaluations) unless licm or cse won.
+  if (r.best_index == 0)
+    assert_int_equal(r.n_trace, 5);
+  else
+    assert_int_equal(r.n_trace, 6);
+  mqss_search_result_free(&r);
+
+  // A budget of 3 stops in the middle of step 1.
+  o.budget = 3;
+  assert_int_equal(mqss_search(m, cat, &o, &r), MQSS_OK);
+  check_consistent(&r, 3);
+  assert_int_equal(r.evaluations, 3);
+  assert_int_equal(r.best_index, 0); // both candidates failed
+  assert_true(r.confirmed_speedup == 1.0);
+  assert_false(r.confirmed);
+  mqss_search_result_free(&r);
+  mqss_catalog_destroy(cat);
+  mqss_module_destroy(m);
+}
+
+static void test_bad_options(void **state) {
+  fixture *f = *state;
+  mqss_module *m = parse_path(f->s, INPUTS "search_matmul.mlir");
+  mqss_catalog *cat = load_catalog(f->s, NULL);
+  mqss_search_options o = quick(MQSS_SEARCH_RANDOM, 0, NULL);
+  mqss_search_result r;
+  assert_int_equal(mqss_search(m, cat, &o, &r), MQSS_ERR_INVALID_ARG);
+  assert_non_null(strstr(mqss_errmsg(f->s), "budget"));
+  assert_int_equal(r.evaluations, 0);
+  mqss_search_result_free(&r);
+  assert_string_equal(mqss_search_method_name(MQSS_SEARCH_GREEDY), "greedy");
+  mqss_catalog_destroy(cat);
+  mqss_module_destroy(m);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+#define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
+      T(test_join),
+      T(test_random_counts_and_seed),
+      T(test_greedy_failures),
+      T(test_bad_options),
+#undef T
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

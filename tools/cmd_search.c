@@ -1,0 +1,245 @@
+// `mqss search`: the command-line twin of mqss_search(). Parses the flags
+// into mqss_search_options, prints progress to stderr with --verbose, and
+// the result as text or JSON (libcjson). No search logic lives here.
+#include "cli.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// flags
+
+typedef struct {
+  const char *file, *catalog;
+  bool json, verbose, trace;
+  mqss_search_options o;
+} search_args;
+
+static bool parse_long(const char *flag, const char *v, long lo, long hi,
+                       long *out) {
+  char *end;
+  long x = strtol(v, &end, 10);
+  if (!*v || *end || x < lo || x > hi) {
+    cli_error("search: %s expects an integer in [%ld, %ld], got '%s'", flag, lo,
+              hi, v);
+    return false;
+  }
+  *out = x;
+  return true;
+}
+
+static bool parse_args(int argc, char **argv, search_args *a) {
+  mqss_search_options_init(&a->o);
+  for (int i = 1; i < argc; i++) {
+    const char *f = argv[i];
+    bool has_value = i + 1 < argc;
+    const char *v = has_value ? argv[i + 1] : NULL;
+    long x;
+#define NEED_VALUE                                                             \
+  if (!has_value) {                                                            \
+    cli_error("search: %s needs a value; see 'mqss search --help'", f);        \
+    return false;                                                              \
+  }                                                                            \
+  i++;
+#define INT_FLAG(name, lo, hi, field)                                          \
+  if (!strcmp(f, name)) {                                                      \
+    NEED_VALUE                                                                 \
+    if (!parse_long(name, v, lo, hi, &x))                                      \
+      return false;                                                            \
+    a->o.field = (int)x;                                                       \
+    continue;                                                                  \
+  }
+    INT_FLAG("--budget", 1, 1000000, budget)
+    INT_FLAG("--max-len", 1, 1000, max_len)
+    INT_FLAG("--confirm", 0, 1000000, confirm_pairs)
+    INT_FLAG("--warmup", 0, 1000000, measure.warmup)
+    INT_FLAG("--repeat", 1, 1000000, measure.repeat)
+    INT_FLAG("--timeout", 1, 86400000, measure.timeout_ms)
+    INT_FLAG("--pin", 0, 4095, measure.cpu)
+#undef INT_FLAG
+    if (!strcmp(f, "--method")) {
+      NEED_VALUE
+      if (!strcmp(v, "random"))
+        a->o.method = MQSS_SEARCH_RANDOM;
+      else if (!strcmp(v, "greedy"))
+        a->o.method = MQSS_SEARCH_GREEDY;
+      else {
+        cli_error("search: --method expects random or greedy, got '%s'", v);
+        return false;
+      }
+    } else if (!strcmp(f, "--seed")) {
+      NEED_VALUE a->o.seed = strtoull(v, NULL, 0);
+    } else if (!strcmp(f, "--min-gain")) {
+      NEED_VALUE a->o.min_gain = strtod(v, NULL);
+    } else if (!strcmp(f, "--cache")) {
+      NEED_VALUE a->o.measure.cache_path = v;
+    } else if (!strcmp(f, "--entry")) {
+      NEED_VALUE a->o.measure.entry = v;
+    } else if (!strcmp(f, "--catalog")) {
+      NEED_VALUE a->catalog = v;
+    } else if (!strcmp(f, "--no-code-size")) {
+      a->o.measure.code_size = 0;
+    } else if (!strcmp(f, "--json")) {
+      a->json = true;
+    } else if (!strcmp(f, "--trace")) {
+      a->trace = true;
+    } else if (!strcmp(f, "--verbose") || !strcmp(f, "-v")) {
+      a->verbose = true;
+    } else if (f[0] == '-' && f[1]) {
+      cli_error("search: unknown option '%s'; see 'mqss search --help'", f);
+      return false;
+    } else if (!a->file) {
+      a->file = f;
+    } else {
+      cli_error("search: more than one input file ('%s' and '%s')", a->file, f);
+      return false;
+    }
+#undef NEED_VALUE
+  }
+  if (!a->file) {
+    cli_error("search: no input file; usage: mqss search --method random "
+              "--budget N FILE");
+    return false;
+  }
+  return true;
+}
+
+// ----------------------------------------------------------------------------
+// printing
+
+// Prints one evaluation to `user` (a FILE *; stderr when NULL).
+static void progress(const mqss_search_eval *e, void *user) {
+  fprintf(user ? (FILE *)user : stderr, "eval %3d  %-13s %s run_ms %9.4f  best #%d %.4f  %s\n",
+          e->index, mqss_measure_status_name(e->status),
+          e->cached ? "cached" : "      ", e->run_ms, e->best_index,
+          e->best_run_ms, e->pipeline[0] ? e->pipeline : "(empty)");
+}
+
+static cJSON *eval_json(const mqss_search_eval *e) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddNumberToObject(j, "index", e->index);
+  cJSON_AddStringToObject(j, "pipeline", e->pipeline);
+  cJSON_AddNumberToObject(j, "decisions", e->n_decisions);
+  cJSON_AddStringToObject(j, "status", mqss_measure_status_name(e->status));
+  cJSON_AddBoolToObject(j, "cached", e->cached);
+  cJSON_AddNumberToObject(j, "run_ms", e->run_ms);
+  cJSON_AddNumberToObject(j, "compile_ms", e->compile_ms);
+  cJSON_AddNumberToObject(j, "elapsed_ms", e->elapsed_ms);
+  cJSON_AddNumberToObject(j, "best_index", e->best_index);
+  cJSON_AddNumberToObject(j, "best_run_ms", e->best_run_ms);
+  return j;
+}
+
+static cJSON *result_json(const mqss_search_result *r, const char *file,
+                          const mqss_search_options *o) {
+  cJSON *j = cJSON_CreateObject();
+  cJSON_AddStringToObject(j, "file", file);
+  cJSON_AddStringToObject(j, "method", mqss_search_method_name(r->method));
+  cJSON_AddNumberToObject(j, "budget", o->budget);
+  cJSON_AddNumberToObject(j, "seed", (double)o->seed);
+  cJSON_AddStringToObject(j, "best_pipeline", r->best_pipeline);
+  cJSON_AddNumberToObject(j, "best_index", r->best_index);
+  cJSON_AddNumberToObject(j, "reference_run_ms", r->reference_run_ms);
+  cJSON_AddNumberToObject(j, "best_run_ms", r->best_run_ms);
+  cJSON_AddNumberToObject(j, "speedup", r->speedup);
+  cJSON_AddBoolToObject(j, "confirmed", r->confirmed);
+  cJSON_AddNumberToObject(j, "confirmed_speedup", r->confirmed_speedup);
+  if (r->confirmed) {
+    cJSON *c = cJSON_AddObjectToObject(j, "confirm");
+    cJSON_AddNumberToObject(c, "pairs", r->confirm.pairs);
+    cJSON_AddStringToObject(c, "best_status",
+                            mqss_measure_status_name(r->confirm.a.status));
+    cJSON_AddStringToObject(c, "reference_status",
+                            mqss_measure_status_name(r->confirm.b.status));
+    cJSON_AddNumberToObject(c, "ratio_median", r->confirm.ratio_median);
+    cJSON_AddNumberToObject(c, "ratio_mad", r->confirm.ratio_mad);
+  }
+  cJSON_AddNumberToObject(j, "evaluations", r->evaluations);
+  cJSON_AddNumberToObject(j, "cache_hits", r->cache_hits);
+  cJSON_AddNumberToObject(j, "failures", r->failures);
+  cJSON *f = cJSON_AddObjectToObject(j, "failures_by_status");
+  for (int s = 1; s < MQSS_SEARCH_STATUS_SLOTS; s++)
+    if (r->failures_by_status[s])
+      cJSON_AddNumberToObject(f, mqss_measure_status_name((mqss_measure_status)s),
+                              r->failures_by_status[s]);
+  cJSON_AddNumberToObject(j, "search_ms", r->search_ms);
+  cJSON_AddNumberToObject(j, "confirm_ms", r->confirm_ms);
+  cJSON_AddNumberToObject(j, "wall_ms", r->wall_ms);
+  cJSON *t = cJSON_AddArrayToObject(j, "trace");
+  for (int i = 0; i < r->n_trace; i++)
+    cJSON_AddItemToArray(t, eval_json(&r->trace[i]));
+  return j;
+}
+
+static void print_text(const mqss_search_result *r, bool trace) {
+  printf("method: %s\n", mqss_search_method_name(r->method));
+  printf("best: %s\n", r->best_pipeline[0] ? r->best_pipeline
+                                           : "(empty pipeline: the reference)");
+  printf("best_index: %d\n", r->best_index);
+  printf("run_ms: reference %.4f best %.4f (search speedup %.3fx)\n",
+         r->reference_run_ms, r->best_run_ms, r->speedup);
+  if (r->confirmed)
+    printf("confirmed_speedup: %.3fx (median of %d interleaved pairs, mad "
+           "%.3f; best %s, reference %s)\n",
+           r->confirmed_speedup, r->confirm.pairs, r->confirm.ratio_mad,
+           mqss_measure_status_name(r->confirm.a.status),
+           mqss_measure_status_name(r->confirm.b.status));
+  else
+    printf("confirmed_speedup: %.3fx (not confirmed)\n", r->confirmed_speedup);
+  printf("evaluations: %d (cache hits %d)\n", r->evaluations, r->cache_hits);
+  printf("failures: %d", r->failures);
+  for (int s = 1; s < MQSS_SEARCH_STATUS_SLOTS; s++)
+    if (r->failures_by_status[s])
+      printf(" %s=%d", mqss_measure_status_name((mqss_measure_status)s),
+             r->failures_by_status[s]);
+  printf("\n");
+  printf("time_ms: search %.1f confirm %.1f total %.1f\n", r->search_ms,
+         r->confirm_ms, r->wall_ms);
+  if (trace)
+    for (int i = 0; i < r->n_trace; i++)
+      progress(&r->trace[i], stdout);
+}
+
+// ----------------------------------------------------------------------------
+// main
+
+int cmd_search(int argc, char **argv) {
+  search_args a = {0};
+  if (!parse_args(argc, argv, &a))
+    return 1;
+  if (a.verbose)
+    a.o.progress = progress; // to stderr
+  mqss_session *s = NULL;
+  if (mqss_session_create(&s) != MQSS_OK)
+    return cli_error("out of memory");
+  int rc = 0;
+  mqss_module *m = NULL;
+  mqss_catalog *cat = NULL;
+  mqss_search_result r = {0};
+  if (mqss_module_parse_file(s, a.file, &m) != MQSS_OK ||
+      mqss_catalog_load(s, a.catalog, &cat) != MQSS_OK) {
+    rc = cli_error("%s", mqss_errmsg(s));
+    goto done;
+  }
+  if (mqss_search(m, cat, &a.o, &r) != MQSS_OK) {
+    rc = cli_error("%s", mqss_errmsg(s));
+    goto done;
+  }
+  if (a.json) {
+    cJSON *j = result_json(&r, a.file, &a.o);
+    char *text = cJSON_Print(j);
+    puts(text);
+    free(text);
+    cJSON_Delete(j);
+  } else {
+    print_text(&r, a.trace);
+  }
+done:
+  mqss_search_result_free(&r);
+  mqss_catalog_destroy(cat);
+  mqss_module_destroy(m);
+  mqss_session_destroy(s);
+  return rc;
+}
