@@ -31,11 +31,30 @@ const cli_command *cli_find(const char *name);
 
 int cmd_opt(int argc, char **argv);
 int cmd_version(int argc, char **argv);
+int cmd_train(int argc, char **argv);
 int cmd_measure(int argc, char **argv);
 int cmd_catalog(int argc, char **argv);
 int cmd_features(int argc, char **argv);
 int cmd_graph(int argc, char **argv);
 int cmd_corpus(int argc, char **argv);
 int cmd_baseline(int argc, char **argv);
+int cmd_rollout(int argc, char **argv);
+int cmd_search(int argc, char **argv);
+int cmd_select(int argc, char **argv);
+int cmd_compile(int argc, char **argv);
+int cmd_explain(int argc, char **argv);
+
+// Options shared by select, compile and explain (tools/cmd_select.c).
+typedef struct {
+  const char *policy, *catalog, *cache_dir; // NULL = defaults
+  int allow_version_mismatch, sample, max_steps;
+  uint64_t seed;                            // 0 = default
+} policy_cli;
+// Consumes a shared option at argv[*i]: 1 consumed, 0 not, -1 error printed.
+int policy_cli_option(policy_cli *o, int argc, char **argv, int *i);
+// Creates a session, loads the policy and parses FILE; 0 or 1 (printed).
+int policy_cli_open(policy_cli *o, const char *file, mqss_session **s,
+                    mqss_policy **p, mqss_module **m);
+void policy_cli_select_options(const policy_cli *o, mqss_select_options *so);
 
 #endif // MQSS_CLI_H

@@ -136,6 +136,121 @@ static const cli_command commands[] = {
      "  --limit N             only the first N modules\n"
      "  --cache FILE          SQLite measurement cache\n",
      cmd_baseline},
+    {"rollout", "run episodes of a policy on a module; print trajectories",
+     "usage: mqss rollout FILE --policy random --episodes K [--seed S]\n"
+     "                    [--max-steps N] [--json] [options]\n"
+     "\n"
+     "Runs K episodes of the environment on FILE, each in a forked child (a\n"
+     "pass that crashes ends only its episode, reported as crashed). The\n"
+     "random policy picks uniformly among the actions the safety layer allows\n"
+     "and draws parameters uniformly in [-1, 1] from seed (S, episode). An\n"
+     "episode ends on STOP or after N steps; its pipeline is then measured in\n"
+     "the sandbox against the baseline (finisher only). Prints each step's\n"
+     "action, mapped parameters, status and reward, and the final status,\n"
+     "measurement and reward terms. See docs/ENV.md.\n"
+     "\n"
+     "  --policy random    the policy (only random for now)\n"
+     "  --episodes K       episodes (default 1)\n"
+     "  --seed S           seed (default 1)\n"
+     "  --max-steps N      decisions per episode (default 16)\n"
+     "  --workers W        worker processes (default 1)\n"
+     "  --warmup N         untimed runs per measurement (default 1)\n"
+     "  --repeat N         timed runs per measurement (default 5)\n"
+     "  --timeout MS       wall-clock limit of one episode (default 300000)\n"
+     "  --cache PATH       SQLite measurement cache\n"
+     "  --catalog PATH     action catalog (default data/catalog.yaml)\n"
+     "  --json             print JSON\n",
+     cmd_rollout},
+    {"search", "random or greedy search for the fastest correct pipeline",
+     "usage: mqss search --method random|greedy --budget N FILE [--seed S]\n"
+     "                   [--max-len L] [--json] [--cache PATH] [--repeat R]\n"
+     "\n"
+     "Searches sequences of catalog actions (only those the safety mask allows\n"
+     "on the current IR) and measures each candidate pipeline on FILE with the\n"
+     "sandboxed harness, outputs checked against the reference (the finisher\n"
+     "alone). Evaluation 0 is the empty pipeline; every candidate measured\n"
+     "counts as one evaluation, cache hits included. The best correct\n"
+     "candidate is confirmed against the reference with interleaved A/B pairs.\n"
+     "Prints the best pipeline, its speedup, evaluations, failures by status\n"
+     "and wall time. See docs/SEARCH.md.\n"
+     "\n"
+     "  --method M        random (default) or greedy\n"
+     "  --budget N        evaluations at most, evaluation 0 included (default 50)\n"
+     "  --seed S          seed of random search (default 1)\n"
+     "  --max-len L       decisions per sequence at most (default 16)\n"
+     "  --min-gain X      relative gain that counts as better (default 0.02)\n"
+     "  --confirm P       interleaved pairs of the confirmation; 0 skips it\n"
+     "                    (default 20)\n"
+     "  --warmup N        untimed runs per measurement (default 3)\n"
+     "  --repeat R        timed runs per measurement (default 10)\n"
+     "  --timeout MS      wall-clock limit per measurement (default 30000)\n"
+     "  --pin CPU         pin the measuring child to one core\n"
+     "  --entry NAME      function to run (default: measure's convention)\n"
+     "  --cache PATH      SQLite measurement cache (default none)\n"
+     "  --catalog PATH    action catalog (default data/catalog.yaml)\n"
+     "  --no-code-size    skip the text_bytes computation of each measurement\n"
+     "  --json            print JSON, with the per-evaluation trace\n"
+     "  --trace           print the per-evaluation trace (text output)\n"
+     "  -v, --verbose     print each evaluation to stderr as it finishes\n",
+     cmd_search},
+    {"select", "choose a pass pipeline for a module with a policy",
+     "usage: mqss select FILE [--policy P] [--json] [options]\n"
+     "       mqss select --init-random-policy OUT [--arch gnn|mlp] [--seed N]\n"
+     "\n"
+     "Loads the policy (default: $MQSS_POLICY, else models/default.safetensors\n"
+     "of the source tree) and prints the pipeline it chooses for FILE, as one\n"
+     "builtin.module(...) string that mlir-opt --pass-pipeline accepts. Greedy\n"
+     "unless --sample. See docs/POLICY.md.\n"
+     "\n"
+     "  --policy P                policy file (.safetensors)\n"
+     "  --catalog PATH            action catalog (default data/catalog.yaml)\n"
+     "  --allow-version-mismatch  accept a policy trained with another MLIR\n"
+     "  --json                    print decisions, mapped parameters, pipeline\n"
+     "  --max-steps N             decisions at most (default 16)\n"
+     "  --sample --seed N         sample instead of greedy, with this seed\n"
+     "  --cache-dir DIR           avoid sequences logged bad in DIR\n"
+     "  --init-random-policy OUT  write an UNTRAINED random policy (tests only)\n",
+     cmd_select},
+    {"compile", "select with a policy, lower to LLVM, write .mlir/.ll/.o",
+     "usage: mqss compile FILE [--policy P] [--guard] [--baseline PIPE] -o OUT\n"
+     "\n"
+     "Runs the policy's pipeline and the finisher on FILE and writes OUT:\n"
+     ".mlir (LLVM dialect), .ll (LLVM IR) or .o (host object file). With\n"
+     "--guard, first runs the chosen pipeline and the reference on the same\n"
+     "deterministic inputs in the measurement sandbox; when outputs differ or\n"
+     "the pipeline fails or crashes, uses PIPE instead (default: finisher\n"
+     "only) and logs the sequence as bad. Says on stderr which was used, why.\n"
+     "\n"
+     "  --policy P --catalog PATH --allow-version-mismatch   as in select\n"
+     "  --guard                   check the output before trusting the choice\n"
+     "  --baseline PIPE           fallback pipeline (default \"\")\n"
+     "  --cache-dir DIR           measure.sqlite + bad_sequences.jsonl\n"
+     "  --seed N                  input seed of the check (default 1)\n"
+     "  -o OUT                    output file, .mlir / .ll / .o\n",
+     cmd_compile},
+    {"explain", "top features behind a policy's preference for an action",
+     "usage: mqss explain FILE [--policy P] --action NAME [--top K]\n"
+     "\n"
+     "Prints the K (default 10) state features with the largest |gradient x\n"
+     "input| of log p(NAME) in the policy's first decision on FILE: index,\n"
+     "name, value and weight. NAME is a catalog action, 'stop' or an index.\n",
+     cmd_explain},
+    {"train", "train a policy with PPO on a corpus (local workers or MPI)",
+     "usage: mqss train --log-dir DIR [--config FILE] [--resume] [--mpi] [--quiet]\n"
+     "\n"
+     "Trains a policy with PPO as FILE says (default: data/train_config.yaml's\n"
+     "values; see that file for every key). Writes DIR/metrics.jsonl and\n"
+     "DIR/metrics.csv every iteration, DIR/checkpoint.bin every\n"
+     "rl.checkpoint_every iterations, DIR/curves.png, and the final policy\n"
+     "DIR/policy.safetensors. Stops early when the episodic return's variance\n"
+     "stays under rl.early_stop_variance for rl.early_stop_steps steps.\n"
+     "\n"
+     "  --config FILE  training configuration (YAML)\n"
+     "  --log-dir DIR  where logs, checkpoints and the policy go (required)\n"
+     "  --resume       continue from DIR/checkpoint.bin exactly\n"
+     "  --mpi          under mpirun: rank 0 trains, the other ranks roll out\n"
+     "  --quiet        no progress output\n",
+     cmd_train},
     {"version", "print the mqss version and the MLIR/LLVM version in use",
      "usage: mqss version\n", cmd_version},
     {"help", "list the commands, or show one command's help",

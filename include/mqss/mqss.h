@@ -42,7 +42,8 @@ extern "C" {
   X(MQSS_ERR_PASS_FAILED, 6, "pass pipeline failed")                           \
   X(MQSS_ERR_VERIFY, 7, "module failed verification")                          \
   X(MQSS_ERR_FINISH, 8, "cannot lower module to the LLVM dialect")             \
-  X(MQSS_ERR_INTERNAL, 9, "internal error")
+  X(MQSS_ERR_INTERNAL, 9, "internal error")                                    \
+  X(MQSS_ERR_POLICY, 10, "invalid or incompatible policy file")
 
 /// Status code returned by every fallible call.
 typedef enum {
@@ -602,7 +603,521 @@ int mqss_op_kind_count(void);
 /// or NULL when out of range. Static storage.
 const char *mqss_op_kind_name(int id);
 
+//===----------------------------------------------------------------------===//
+// Environment: episodes, reward (docs/ENV.md)
+//===----------------------------------------------------------------------===//
+
+/// Per-module baseline the reward is normalised against: what the
+/// hand-tuned (or plain finisher) pipeline gives on this module. Field names
+/// follow baseline.json. Plain data.
+typedef struct {
+  double comp_time;   ///< compile time, ms (> 0)
+  double run_time;    ///< run time (median), ms (> 0)
+  int64_t size;       ///< machine-code .text bytes (> 0; <= 0 = unknown)
+} mqss_env_baseline;
+
+/// Reward terms, in the order of mqss_env_options.weights.
+enum {
+  MQSS_REWARD_SUCCESS,
+  MQSS_REWARD_COMPILE,
+  MQSS_REWARD_RUNTIME,
+  MQSS_REWARD_SIZE,
+  MQSS_REWARD_PERF,
+  MQSS_REWARD_TERMS
+};
+
+/// Settings of an environment. Fill with mqss_env_options_init() and change
+/// what you need. The strings inside `measure` are copied by
+/// mqss_env_create().
+typedef struct {
+  int max_steps;           ///< decisions per episode before it ends (default 16)
+  /// Weight of each term (MQSS_REWARD_*): success 0.3, compile 0.2,
+  /// runtime 0.4, size 0.1, perf 0 (perf-counter term; see docs/ENV.md).
+  double weights[MQSS_REWARD_TERMS];
+  double success_ok;       ///< success term when the measurement is ok (+1)
+  double success_fail;     ///< ... on crash, timeout, verifier failure, wrong
+                           ///< output or any other failure (-5)
+  double clip_min, clip_max; ///< bounds of each normalised gain term (-1, 1)
+  double ema_alpha;        ///< EMA of final rewards: 0 = off (default), else
+                           ///< ema = alpha * ema + (1 - alpha) * reward (0.95)
+  double shaping;          ///< coefficient of the per-step shaping (0.05; 0 off)
+  double step_fail_penalty;///< reward of a step whose pass fails (-1)
+  int graph;               ///< nonzero: observations carry the IR graph (1)
+  mqss_measure_options measure; ///< final and baseline measurements; the
+                           ///< pipeline field is ignored, check_reference
+                           ///< is forced on
+} mqss_env_options;
+
+/// Fills `opts` with the defaults documented on each field.
+void mqss_env_options_init(mqss_env_options *opts);
+
+/// An environment: one episode at a time on its own clone of a module. Plain
+/// memory plus the session it was created with (no threads, no open files),
+/// so a forked child can keep using a copy it inherited.
+typedef struct mqss_env mqss_env;
+
+/// Creates an environment over `catalog` (must have a STOP action). `opts`
+/// NULL means the defaults. Both `session` and `catalog` must outlive the
+/// env. Destroy it with mqss_env_destroy().
+mqss_status mqss_env_create(mqss_session *session, const mqss_catalog *catalog,
+                            const mqss_env_options *opts, mqss_env **out);
+
+/// Destroys an environment. NULL is harmless.
+void mqss_env_destroy(mqss_env *env);
+
+/// What the agent sees. Pointers are owned by the env and valid until the
+/// next mqss_env_reset/step/destroy on it.
+typedef struct {
+  float state[MQSS_FEATURE_DIM]; ///< mqss_features() with history and step
+  const uint8_t *mask;     ///< (catalog size) 1 = allowed (mqss_action_mask)
+  int n_allowed;           ///< ones in mask (>= 1: STOP)
+  int step;                ///< decisions taken so far
+  const mqss_graph *graph; ///< the IR graph, or NULL when opts.graph == 0
+  const mqss_module *module; ///< the env's current module (do not modify)
+} mqss_env_obs;
+
+/// What happened to one decision.
+typedef enum {
+  MQSS_STEP_APPLIED,  ///< the pass ran; the IR is the new state
+  MQSS_STEP_BLOCKED,  ///< the safety layer blocked it: skipped, reward 0
+  MQSS_STEP_FAILED,   ///< the pass failed or left invalid IR: IR reverted,
+                      ///< reward step_fail_penalty
+  MQSS_STEP_STOP      ///< STOP: the episode ends
+} mqss_step_status;
+
+/// Returns "applied", "blocked", "failed" or "stop" (else "unknown").
+const char *mqss_step_status_name(mqss_step_status status);
+
+/// Reward terms of a finished episode (mqss_env_reward()). Plain data.
+typedef struct {
+  double term[MQSS_REWARD_TERMS]; ///< unweighted, after clipping
+  int perf_used;          ///< nonzero when the perf term was computed
+  double total;           ///< sum of weight * term
+} mqss_env_reward_terms;
+
+/// Details of one step. Plain data, safe to copy.
+typedef struct {
+  mqss_step_status status;
+  int action;             ///< catalog index of the decision
+  int n_params;           ///< parameters of the action
+  int64_t params[MQSS_MAX_PARAMS]; ///< mapped values (choice: index)
+  char pipeline[512];     ///< anchored pipeline of the decision ("" for STOP)
+  char reason[256];       ///< why blocked or failed; "" otherwise
+  double apply_ms;        ///< wall time of the pass application alone
+  double cost;            ///< static cost estimate after the step
+  double shaping;         ///< the shaping part of the reward
+  int done;               ///< the episode ended with this step
+  // Filled when done:
+  char episode_pipeline[4096]; ///< what was measured (docs/ENV.md)
+  mqss_measure_result measure; ///< the final measurement
+  mqss_env_reward_terms terms; ///< the final reward's terms
+  double reward_raw;      ///< shaping + terms.total
+  double reward_ema;      ///< EMA after this episode (== raw when EMA off)
+  int perf_available;     ///< hardware cycle counters work here
+  int notice;             ///< nonzero on the first step that has a notice
+                          ///< (see mqss_env_notice)
+} mqss_env_info;
+
+/// Starts an episode on a clone of `module` (which is not modified and may be
+/// destroyed afterwards). `baseline` gives the normalisation; NULL measures
+/// the plain finisher once (sandboxed, cached in the env per module hash and
+/// in opts.measure.cache_path). Fails with MQSS_ERR_INVALID_ARG when that
+/// baseline measurement is not ok (the message says why).
+mqss_status mqss_env_reset(mqss_env *env, const mqss_module *module,
+                           const mqss_env_baseline *baseline,
+                           mqss_env_obs *obs);
+
+/// Takes one decision. A blocked action is skipped (reward 0); a failing
+/// pass is reverted (reward step_fail_penalty); otherwise the reward is the
+/// shaping term. When the episode ends (STOP or max_steps) the episode's
+/// pipeline is measured in the sandbox and the final reward is added;
+/// `*done` is then 1 and further steps fail until the next reset. `obs`,
+/// `reward`, `done` and `info` may each be NULL.
+mqss_status mqss_env_step(mqss_env *env, const mqss_decision *decision,
+                          mqss_env_obs *obs, float *reward, int *done,
+                          mqss_env_info *info);
+
+/// The baseline of the current episode. NULL before the first reset. Owned
+/// by the env, valid until the next reset.
+const mqss_env_baseline *mqss_env_get_baseline(const mqss_env *env);
+
+/// Notices the env wants to say once (for example "perf counters
+/// unavailable: perf term disabled"), one per line, or "". Owned by the env,
+/// valid until it is destroyed.
+const char *mqss_env_notice(const mqss_env *env);
+
+/// Sets the EMA state (for trainers that run each episode in a fresh forked
+/// copy of the env and carry the EMA themselves). NaN = no value yet.
+void mqss_env_set_ema(mqss_env *env, double ema);
+
+/// Computes the final reward terms of a measurement `r` against `baseline`
+/// under `opts` (pure: no IR, no measurement). Gains are
+/// clip(log(base / got), clip_min, clip_max); a failed measurement gets
+/// success_fail and zero gains. `cycles`/`base_cycles` feed the perf term
+/// when both are > 0, else it is 0 and perf_used is 0.
+void mqss_env_reward(const mqss_env_options *opts,
+                     const mqss_env_baseline *baseline,
+                     const mqss_measure_result *r, double cycles,
+                     double base_cycles, mqss_env_reward_terms *out);
+
+/// Static cost estimate of `module` (docs/ENV.md: dynamic op count weighted
+/// by kind, from static trip counts and linalg domains), >= 1.
+double mqss_env_static_cost(const mqss_module *module);
+
+/// Shaping reward of one step: coef * clip((before - after) / cost0, -1, 1).
+double mqss_env_shaping(double coef, double cost_before, double cost_after,
+                        double cost0);
+
+/// One record of mqss_env_rollout(): a step, or the end of an episode.
+typedef struct {
+  int episode;            ///< episode index
+  int end;                ///< 1: end-of-episode record (see task fields)
+  mqss_env_info info;     ///< the step (when end == 0)
+  float u[MQSS_MAX_PARAMS]; ///< raw parameter values drawn
+  float reward;           ///< the step's reward
+  /// end == 1: how the episode's process ended: 0 normal, 1 crashed (signal
+  /// in `signal`), 2 timeout, 3 failed.
+  int task_status, signal;
+} mqss_rollout_record;
+
+/// Receives each record as it arrives. The pointer is valid for the call.
+typedef void (*mqss_rollout_fn)(void *user, const mqss_rollout_record *rec);
+
+/// Rollout settings. Fill with mqss_rollout_options_init().
+typedef struct {
+  int episodes;           ///< episodes to run (default 1)
+  uint64_t seed;          ///< episode i uses the seed (seed, i) (default 1)
+  int workers;            ///< worker processes (default 1)
+  int timeout_ms;         ///< wall-clock limit per episode (default 300000)
+} mqss_rollout_options;
+
+/// Fills `opts` with the defaults documented on each field.
+void mqss_rollout_options_init(mqss_rollout_options *opts);
+
+/// Runs episodes of the random policy (uniform over the mask, parameters
+/// uniform in [-1, 1]) on `module`, each in a forked child of a worker pool,
+/// so a pass that crashes ends only its episode. The baseline is measured
+/// once first (through `env`). Records arrive through `fn` in episode order
+/// of completion; every episode ends with an end record.
+mqss_status mqss_env_rollout(mqss_env *env, const mqss_module *module,
+                             const mqss_rollout_options *opts,
+                             mqss_rollout_fn fn, void *user);
+
 // @@env (catalog, safety, features, graph, environment declarations go above this line)
+
+//===----------------------------------------------------------------------===//
+// Policy: loading, selection, guarded compilation, explanation
+// (docs/POLICY.md)
+//===----------------------------------------------------------------------===//
+
+/// A trained policy bound to the action catalog it was trained for.
+/// Immutable once loaded: any number of threads may call mqss_policy_select()
+/// and mqss_policy_explain() on one policy at once, each with its own session
+/// and module (per-call scratch belongs to the call).
+typedef struct mqss_policy mqss_policy;
+
+/// Options of mqss_policy_load(). Initialise with mqss_policy_options_init().
+/// Strings are borrowed for the duration of the call.
+typedef struct {
+  const char *catalog_path;   ///< catalog to bind to; NULL = the default one
+  int allow_version_mismatch; ///< nonzero: accept a policy trained with another MLIR
+} mqss_policy_options;
+
+/// Fills `opts` with the defaults documented on each field.
+void mqss_policy_options_init(mqss_policy_options *opts);
+
+/// Returns the path of the shipped default policy: $MQSS_POLICY when set,
+/// else models/default.safetensors of the source tree this library was built
+/// from. The file may not exist. Static storage (or the environment's).
+const char *mqss_policy_default_path(void);
+
+/// Loads the safetensors policy at `path` (NULL: the default path) and binds
+/// it to a catalog. Checks the format, shapes, data checksum, the feature-
+/// layout hash against mqss_feature_layout_hash(), the catalog hash against
+/// the catalog, and the MLIR version against mqss_mlir_version() (unless
+/// opts->allow_version_mismatch). Returns MQSS_ERR_IO (missing file),
+/// MQSS_ERR_POLICY (any other problem with the file; the message names the
+/// file and what to do), or a catalog-loading error. `opts` may be NULL. On
+/// success stores a policy in `*out`; destroy it with mqss_policy_destroy().
+/// The policy keeps `session` for error messages of load only; it may be
+/// destroyed before or after the session.
+mqss_status mqss_policy_load(mqss_session *session, const char *path,
+                             const mqss_policy_options *opts,
+                             mqss_policy **out);
+
+/// Destroys a policy and its catalog. NULL is harmless.
+void mqss_policy_destroy(mqss_policy *policy);
+
+/// Returns the MLIR version the policy was trained with ("19.1.7"). Owned by
+/// the policy, valid until it is destroyed.
+const char *mqss_policy_mlir_version(const mqss_policy *policy);
+
+/// Returns the catalog the policy is bound to. Owned by the policy.
+const mqss_catalog *mqss_policy_catalog(const mqss_policy *policy);
+
+/// Runs one dummy decision on a tiny module in `session`, so that the first
+/// real mqss_policy_select() does not pay one-time costs (BLAS, MLIR pass
+/// and dialect initialisation, page faults on the weights). Optional.
+mqss_status mqss_policy_warmup(const mqss_policy *policy,
+                               mqss_session *session);
+
+/// Options of mqss_policy_select(). Initialise with
+/// mqss_select_options_init(); strings are borrowed for the call.
+typedef struct {
+  int max_steps;         ///< decisions at most, STOP excluded (default 16)
+  int sample;            ///< nonzero: sample actions and parameters (default 0: greedy)
+  uint64_t seed;         ///< seed of the sampler (default 1)
+  const char *cache_dir; ///< directory of bad_sequences.jsonl to avoid; NULL = none
+} mqss_select_options;
+
+/// Fills `opts` with the defaults documented on each field.
+void mqss_select_options_init(mqss_select_options *opts);
+
+/// The decisions of one selection and their textual pipeline.
+typedef struct mqss_selection mqss_selection;
+
+/// Chooses passes for `module` (which is not modified): up to max_steps
+/// times, computes the state (with the history so far), the IR graph and the
+/// safety mask, runs the network and applies the chosen action to a private
+/// working copy; stops at STOP. An action whose pipeline fails on the
+/// working copy, or which would complete a sequence recorded as bad for this
+/// module in opts->cache_dir, is masked and the step is chosen again.
+/// Deterministic unless opts->sample. `opts` may be NULL. Errors go to the
+/// module's session. On success stores the result in `*out`; destroy it with
+/// mqss_selection_destroy().
+mqss_status mqss_policy_select(const mqss_policy *policy,
+                               const mqss_module *module,
+                               const mqss_select_options *opts,
+                               mqss_selection **out);
+
+/// Builds a selection from explicit decisions (catalog indices and raw
+/// parameters; targets are ignored), for replaying or guarding a known
+/// sequence. Returns MQSS_ERR_INVALID_ARG for an index out of range or STOP.
+mqss_status mqss_selection_create(const mqss_catalog *catalog,
+                                  const mqss_decision *decisions, int n,
+                                  mqss_selection **out);
+
+/// Destroys a selection. NULL is harmless.
+void mqss_selection_destroy(mqss_selection *selection);
+
+/// Number of decisions (STOP not counted).
+int mqss_selection_count(const mqss_selection *selection);
+
+/// Decision `i` (0 <= i < count), or NULL. Owned by the selection.
+const mqss_decision *mqss_selection_decision(const mqss_selection *selection,
+                                             int i);
+
+/// Name of the action of decision `i`, or NULL. Owned by the catalog.
+const char *mqss_selection_action_name(const mqss_selection *selection, int i);
+
+/// Anchored pipeline of decision `i` with its parameters filled
+/// ("func.func(affine-loop-tile{tile-size=32})"), or NULL. Owned by the
+/// selection.
+const char *mqss_selection_step_pipeline(const mqss_selection *selection,
+                                         int i);
+
+/// The whole selection as one pipeline that mlir-opt --pass-pipeline accepts:
+/// "builtin.module(P1,P2,...)" ("builtin.module()" when empty). Owned by the
+/// selection.
+const char *mqss_selection_pipeline(const mqss_selection *selection);
+
+/// Nonzero when the policy chose STOP (0: max_steps was reached, or the
+/// selection was built by mqss_selection_create()).
+int mqss_selection_stopped(const mqss_selection *selection);
+
+/// Options of the guard. Initialise with mqss_guard_options_init(); strings
+/// are borrowed for the call.
+typedef struct {
+  const char *baseline;  ///< fallback pipeline; NULL/"" = the finisher alone
+  const char *cache_dir; ///< measure.sqlite + bad_sequences.jsonl; NULL = none
+  uint64_t seed;         ///< seed of the deterministic inputs (default 1)
+  int timeout_ms;        ///< limit of the check's sandbox child (default 30000)
+  int mem_limit_mb;      ///< its address-space limit in MiB; 0 = none (default
+                         ///< 4096; sanitizer builds need 0)
+  double rtol, atol;     ///< output tolerance (default 1e-4, 1e-5)
+} mqss_guard_options;
+
+/// Fills `opts` with the defaults documented on each field.
+void mqss_guard_options_init(mqss_guard_options *opts);
+
+/// What the guard decided. Plain data.
+typedef struct {
+  int used_fallback;            ///< nonzero: the baseline was used
+  mqss_measure_status verdict;  ///< outcome of the chosen pipeline's check
+  int cached;                   ///< nonzero: the verdict came from the cache
+  int recorded;                 ///< nonzero: the sequence was logged as bad
+  char chosen[8192];            ///< the selection's pipeline
+  char used[8192];              ///< the pipeline that was (or is to be) used
+  char reason[1024];            ///< one line: why that pipeline
+} mqss_guard_report;
+
+/// Checks `selection` on `module` (not modified): runs its pipeline and the
+/// reference (finisher only) in the measurement sandbox on the same
+/// deterministic inputs and compares the outputs. When they differ, or the
+/// pipeline fails, crashes, times out or cannot be checked, the report says
+/// to use opts->baseline instead, and a wrong or crashing sequence is
+/// appended to cache_dir/bad_sequences.jsonl (keyed by mqss_module_hash) so
+/// that later selections avoid it. The verdict is cached through the
+/// measurement cache (cache_dir/measure.sqlite). Returns MQSS_OK whenever
+/// `report` holds a verdict; errors only when the harness itself failed.
+mqss_status mqss_policy_fallback_to_baseline(const mqss_policy *policy,
+                                             mqss_module *module,
+                                             const mqss_selection *selection,
+                                             const mqss_guard_options *opts,
+                                             mqss_guard_report *report);
+
+/// Guarded compilation (the C twin of `mqss compile --guard`): selects with
+/// `sel_opts`, checks the choice with mqss_policy_fallback_to_baseline(),
+/// then runs the pipeline the guard settled on and the finisher on `module`
+/// in place, leaving it in the LLVM dialect. `report` says which pipeline
+/// was used and why. Either options pointer may be NULL.
+mqss_status mqss_policy_compile_guarded(const mqss_policy *policy,
+                                        mqss_module *module,
+                                        const mqss_select_options *sel_opts,
+                                        const mqss_guard_options *opts,
+                                        mqss_guard_report *report);
+
+/// One feature's contribution to an action's log-probability.
+typedef struct {
+  int index;          ///< feature index (0..MQSS_FEATURE_DIM-1)
+  const char *name;   ///< mqss_feature_name(index); static storage
+  float value;        ///< the feature's value x_i in this state
+  float weight;       ///< gradient x input: x_i * d log p(action) / d x_i
+} mqss_feature_contribution;
+
+/// Explains the policy's first decision on `module`: the `top_k` features
+/// with the largest |gradient x input| of the log-probability of `action`
+/// (a catalog name, "stop", or a decimal catalog index) with respect to the
+/// state vector, largest first, into `out` (top_k entries, caller-owned).
+/// Stores the number written in `*n_out` and, when `prob` is not NULL, the
+/// action's probability. A masked action returns MQSS_ERR_INVALID_ARG with
+/// the safety layer's reason. Errors go to the module's session.
+mqss_status mqss_policy_explain(const mqss_policy *policy,
+                                const mqss_module *module, const char *action,
+                                int top_k, mqss_feature_contribution *out,
+                                int *n_out, float *prob);
+
+//===----------------------------------------------------------------------===//
+// Search baselines (docs/SEARCH.md)
+//===----------------------------------------------------------------------===//
+
+/// Search method of mqss_search().
+///  - RANDOM: sequences of up to max_len decisions, each drawn uniformly among
+///    the actions the safety mask allows on the IR the sequence has produced
+///    so far, parameters uniform in [-1, 1]; STOP ends a sequence early.
+///  - GREEDY: from the empty sequence, try every allowed action (parametric
+///    ones at u in {-1, 0, 1} per parameter) appended to the current
+///    sequence; keep the best if it beats the current one by min_gain.
+typedef enum { MQSS_SEARCH_RANDOM = 0, MQSS_SEARCH_GREEDY = 1 } mqss_search_method;
+
+/// Returns "random" or "greedy" ("unknown" otherwise). Static storage.
+const char *mqss_search_method_name(mqss_search_method method);
+
+/// One evaluation: one candidate pipeline passed to mqss_measure(). Every
+/// candidate counts, cache hits included (flagged by `cached`).
+typedef struct {
+  int index;                  ///< 0-based; evaluation 0 is the empty pipeline
+  char *pipeline;             ///< "builtin.module(...)" or "" (owned by the result)
+  int n_decisions;            ///< decisions in the sequence (STOP excluded)
+  mqss_measure_status status; ///< outcome; only OK candidates can be best
+  int cached;                 ///< nonzero when mqss_measure hit the cache
+  double run_ms;              ///< median run time (0 unless OK)
+  double compile_ms;          ///< compile time (pipeline + finisher + JIT)
+  double elapsed_ms;          ///< wall time since the search started, at the end
+  double best_run_ms;         ///< best accepted run time after this evaluation
+  int best_index;             ///< index of the best accepted evaluation after it
+} mqss_search_eval;
+
+/// Called after each evaluation (for progress output), in order. The
+/// pointer is valid during the call only.
+typedef void (*mqss_search_progress_fn)(const mqss_search_eval *eval,
+                                        void *user);
+
+/// Settings of mqss_search(). Initialise with mqss_search_options_init().
+typedef struct {
+  mqss_search_method method;    ///< default RANDOM
+  int budget;                   ///< evaluations at most, evaluation 0 included (default 50, >= 1)
+  uint64_t seed;                ///< seed of random search's draws (default 1)
+  int max_len;                  ///< decisions per sequence at most (default 16)
+  double min_gain;              ///< relative run-time gain that counts as better (default 0.02)
+  int confirm_pairs;            ///< A/B pairs of the final mqss_measure_vs; 0 = skip (default 20)
+  mqss_measure_options measure; ///< settings of every measurement; .pipeline is ignored
+  mqss_search_progress_fn progress; ///< NULL = none
+  void *progress_user;          ///< passed to progress
+} mqss_search_options;
+
+/// Fills `opts` with the defaults documented on each field (measure: the
+/// defaults of mqss_measure_options_init()).
+void mqss_search_options_init(mqss_search_options *opts);
+
+/// Number of slots of mqss_search_result.failures_by_status.
+#define MQSS_SEARCH_STATUS_SLOTS 16
+
+/// What mqss_search() found. Free the owned memory with
+/// mqss_search_result_free().
+typedef struct {
+  mqss_search_method method;
+  char *best_pipeline;     ///< best correct candidate; "" = the empty pipeline (owned)
+  int best_index;          ///< its evaluation index (0 = the empty pipeline)
+  double reference_run_ms; ///< run time of evaluation 0 (the plain finisher)
+  double best_run_ms;      ///< run time of the best during the search
+  double speedup;          ///< reference_run_ms / best_run_ms (search measurements)
+  /// Confirmation: mqss_measure_vs(A = best, B = "") with confirm_pairs
+  /// interleaved pairs. confirmed_speedup = its ratio_median (time of the
+  /// reference over time of the best); 1 when the best is the empty pipeline
+  /// (nothing to confirm), 0 when the confirmation was skipped or not OK.
+  int confirmed;           ///< nonzero when mqss_measure_vs ran
+  double confirmed_speedup;
+  mqss_measure_vs_result confirm; ///< the full paired result (when confirmed)
+  int evaluations;         ///< candidates measured (== n_trace), cache hits included
+  int cache_hits;          ///< of those, answered by the cache
+  int failures;            ///< candidates whose status was not OK
+  int failures_by_status[MQSS_SEARCH_STATUS_SLOTS]; ///< indexed by mqss_measure_status
+  double search_ms;        ///< wall time of the evaluations
+  double confirm_ms;       ///< wall time of the confirmation
+  double wall_ms;          ///< search_ms + confirm_ms + overhead: the whole call
+  int n_trace;
+  mqss_search_eval *trace; ///< (n_trace) every evaluation in order (owned)
+} mqss_search_result;
+
+/// Searches pass pipelines for `module` with opts->method, measuring each
+/// candidate sequence's pipeline (the decisions' texts concatenated in one
+/// builtin.module(...)) on the unmodified `module` with mqss_measure()
+/// (reference check as set in opts->measure). Evaluation 0 is always the
+/// empty pipeline; it gives reference_run_ms. Failed candidates are counted
+/// per status and never become best. Finally confirms the best with
+/// mqss_measure_vs(). The candidates tried depend only on the seed, the
+/// catalog, the module and (greedy only) which candidates measured faster.
+/// `module` is not modified. Returns MQSS_OK with `out` filled (free it with
+/// mqss_search_result_free() in every case); MQSS_ERR_INVALID_ARG for bad
+/// options or when the empty pipeline itself does not measure OK (the
+/// message gives its status and message); or what mqss_measure() returned
+/// when the harness failed. The session must have no other threads (it
+/// forks).
+mqss_status mqss_search(mqss_module *module, const mqss_catalog *catalog,
+                        const mqss_search_options *opts,
+                        mqss_search_result *out);
+
+/// Frees what `result` owns and zeroes it. NULL is harmless.
+void mqss_search_result_free(mqss_search_result *result);
+
+/// Writes `module`, which must be fully lowered to the LLVM dialect (see
+/// mqss_module_finish()), to `path` in the format its name ends with: .mlir
+/// (the LLVM-dialect module as text), .ll (LLVM IR) or .o (a host object
+/// file, LLVM -O2 code generation). Returns MQSS_ERR_INVALID_ARG for another
+/// extension, MQSS_ERR_FINISH when translation to LLVM IR fails, MQSS_ERR_IO.
+mqss_status mqss_module_emit(const mqss_module *module, const char *path);
+
+/// Writes an UNTRAINED policy for `catalog` to `path`: random weights from
+/// `seed` (GraphSAGE + MLP for arch "gnn" or NULL, MLP only for "mlp") and
+/// metadata that matches this build (feature-layout hash, the catalog's
+/// hash, mqss_mlir_version()), with train_config "untrained: random init".
+/// For tests, benchmarks and plumbing only: its choices are arbitrary.
+/// Errors are set on `session`.
+mqss_status mqss_policy_write_random(mqss_session *session,
+                                     const mqss_catalog *catalog,
+                                     const char *arch, uint64_t seed,
+                                     const char *path);
 
 // @@policy (policy network and inference declarations go above this line)
 

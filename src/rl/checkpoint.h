@@ -17,11 +17,13 @@ typedef struct {
   uint64_t config_hash;   // hash of the training config: a resume must match
   int64_t iteration;      // iterations completed
   int64_t env_steps;      // environment steps completed
+  int64_t episodes;       // episodes started
   uint64_t rng;           // trainer RNG state (nn_rng.s)
   double reward_ema;      // EMA state of the reward smoothing
   double elapsed_s;       // training time so far
   int n_window;           // entries in window
-  float window[CKPT_MAX_WINDOW]; // recent episodic returns (early stopping)
+  float window[CKPT_MAX_WINDOW];      // recent episodic returns, oldest first
+  int32_t window_len[CKPT_MAX_WINDOW]; // steps of each of those episodes
 } ckpt_state;
 
 // Writes m (parameters, Adam moments and step) and st to `path` atomically.

@@ -57,6 +57,10 @@ static const struct key {
     {"env.reward.runtime", K_FLOAT, F(w_runtime), -100, 100, NULL, "runtime weight"},
     {"env.reward.code_size", K_FLOAT, F(w_size), -100, 100, NULL, "code-size weight"},
     {"env.reward.ema", K_FLOAT, F(reward_ema), 0, 0.9999, NULL, "reward EMA alpha (0 = off)"},
+    {"env.measure.warmup", K_INT, F(warmup), 0, 1000, NULL, "untimed runs per measurement"},
+    {"env.measure.repeat", K_INT, F(repeat), 1, 1000, NULL, "timed runs per measurement"},
+    {"env.measure.timeout_ms", K_INT, F(timeout_ms), 100, 86400000, NULL, "measurement time limit"},
+    {"env.measure.cache", K_STRING, F(cache), 0, 0, NULL, "measurement cache file"},
     {"policy.arch", K_STRING, F(arch), 0, 0, "gnn mlp", "network architecture"},
     {"policy.hidden", K_INT, F(hidden), 4, 4096, NULL, "hidden width"},
 #undef F
@@ -75,6 +79,7 @@ void train_config_defaults(train_config *c) {
       .seed = 0, .pin_workers = 0, .baseline_json = "baseline.json",
       .manifest = "", .target_device = "host", .w_success = 0.3f,
       .w_compile = 0.2f, .w_runtime = 0.4f, .w_size = 0.1f, .reward_ema = 0,
+      .warmup = 1, .repeat = 5, .timeout_ms = 20000, .cache = "",
       .arch = "gnn", .hidden = 128};
 }
 

@@ -35,6 +35,9 @@ typedef struct {
   char target_device[16]; // only "host"
   float w_success, w_compile, w_runtime, w_size; // reward weights
   float reward_ema;       // 0 = off, else EMA alpha (0.95 in DESIGN.md)
+  int warmup, repeat;     // untimed and timed runs of each final measurement
+  int timeout_ms;         // wall-clock limit of a measurement and of an episode
+  char cache[512];        // measurement cache ("" = LOGDIR/cache.sqlite)
   // policy
   char arch[16];          // "gnn" (GraphSAGE x2 + MLP) or "mlp" (flat state)
   int hidden;             // width of every hidden layer

@@ -208,7 +208,9 @@ static int gather(minibatch *mb, const rollout_buffer *rb, const int *idx,
 
 int ppo_update(nn_model *m, rollout_buffer *rb, const ppo_update_config *c,
                nn_rng *rng, nn_ppo_stats *stats) {
-  int n = rb->n, M = c->minibatch < n ? c->minibatch : n;
+  int n = rb->n;
+  int used = c->batch > 0 && c->batch < n ? c->batch : n;
+  int M = c->minibatch < used ? c->minibatch : used;
   *stats = (nn_ppo_stats){0};
   if (n == 0)
     return 0;
@@ -237,7 +239,7 @@ int ppo_update(nn_model *m, rollout_buffer *rb, const ppo_update_config *c,
       order[i] = order[j];
       order[j] = tmp;
     }
-    for (int start = 0; start + M <= n; start += M) {
+    for (int start = 0; start + M <= used; start += M) {
       nn_batch in;
       nn_ppo_batch t;
       if (gather(&mb, rb, order + start, M, &in, &t) != 0 ||

@@ -57,6 +57,7 @@ typedef struct {
   nn_ppo_config ppo;
   nn_adam_config adam;
   int epochs;     // passes over the buffer
+  int batch;      // samples each epoch uses, drawn afresh (<= 0: all)
   int minibatch;  // samples per gradient step
   float gamma, lambda;
 } ppo_update_config;

@@ -1,0 +1,47 @@
+// The PPO trainer: rollouts on a worker pool, updates, logs, checkpoints,
+// early stopping and the exported policy. `mqss train` is a thin CLI over
+// it. The trainer is the only writer of checkpoints and logs.
+#ifndef MQSS_RL_TRAIN_H
+#define MQSS_RL_TRAIN_H
+
+#include "rl/config.h"
+#include "rl/episode.h"
+#include "rl/metrics.h"
+
+typedef struct {
+  const train_config *cfg;
+  const char *config_path;   // recorded in the policy's metadata
+  const char *log_dir;       // logs, checkpoint.bin, policy.safetensors
+  int resume;                // continue from LOG_DIR/checkpoint.bin
+  const char *commit;        // source commit of this run, for the metadata
+  int crash_every;           // fault injection: see episode_ctx (0 = off)
+  // Called after every iteration (may be NULL); metrics has METRIC_COUNT.
+  void (*on_iteration)(void *ctx, int iteration, const double *metrics);
+  void *ctx;
+  const pool_backend *remote; // NULL: local forked workers
+} train_options;
+
+typedef struct {
+  int iterations;            // completed, in total (a resumed run included)
+  long long env_steps;
+  int early_stopped;         // the return variance fell under the threshold
+  char policy_path[4096];    // the exported policy
+  double elapsed_s;
+} train_result;
+
+// Everything rollout workers share (built identically on every MPI rank).
+typedef struct train_setup train_setup;
+
+// Reads the manifest, the baselines, the catalog; creates the environment
+// and the network. Errors name the file and what to do.
+mqss_status train_setup_create(mqss_session *s, const train_options *o,
+                               train_setup **out);
+void train_setup_destroy(train_setup *t);
+// The episode context workers run tasks with.
+episode_ctx *train_setup_episodes(train_setup *t);
+
+// Trains; fills `out` (may be NULL).
+mqss_status train_run(mqss_session *s, train_setup *t, const train_options *o,
+                      train_result *out);
+
+#endif // MQSS_RL_TRAIN_H

@@ -1,0 +1,202 @@
+// What a training run is made of, before any rollout: the modules of the
+// manifest, their baselines from baseline.json, the action catalog, the
+// environment and the network's shape. The trainer and every rollout worker
+// build the same setup (see train.h).
+#include "rl/train.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct train_setup {
+  mqss_catalog *catalog;
+  mqss_env *env;
+  nn_model *model;
+  int n_modules;
+  char **paths;                  // (n_modules) owned
+  mqss_env_baseline *bases;      // (n_modules)
+  const mqss_env_baseline **base_ptrs; // (n_modules) NULL where unknown
+  char cache[4096];
+  episode_ctx episodes;
+};
+
+// ----------------------------------------------------------------------------
+// the manifest: one module a line, tab-separated, file name first
+
+static mqss_status read_manifest(mqss_session *s, const char *path,
+                                 train_setup *t) {
+  if (!path[0])
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "env.manifest is not set; point it at train.tsv from "
+                "'mqss corpus gen'");
+  FILE *f = fopen(path, "r");
+  if (!f)
+    return fail(s, MQSS_ERR_IO, "cannot open manifest '%s': %s", path,
+                strerror(errno));
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", path);
+  char *base = dirname(dir);
+  char *line = NULL;
+  size_t cap = 0;
+  int cap_paths = 0;
+  mqss_status st = MQSS_OK;
+  while (getline(&line, &cap, f) > 0) {
+    if (line[0] == '#' || line[0] == '\n')
+      continue;
+    line[strcspn(line, "\t\n")] = '\0';
+    if (t->n_modules == cap_paths) {
+      cap_paths = cap_paths ? 2 * cap_paths : 64;
+      char **p = realloc(t->paths, (size_t)cap_paths * sizeof *p);
+      if (!p) {
+        st = fail(s, MQSS_ERR_NOMEM, "out of memory");
+        break;
+      }
+      t->paths = p;
+    }
+    size_t n = strlen(base) + strlen(line) + 2;
+    if (!(t->paths[t->n_modules] = malloc(n))) {
+      st = fail(s, MQSS_ERR_NOMEM, "out of memory");
+      break;
+    }
+    snprintf(t->paths[t->n_modules++], n, "%s/%s", base, line);
+  }
+  free(line);
+  fclose(f);
+  if (st == MQSS_OK && t->n_modules == 0)
+    st = fail(s, MQSS_ERR_INVALID_ARG, "manifest '%s' lists no modules", path);
+  return st;
+}
+
+// ----------------------------------------------------------------------------
+// baseline.json: {"file.mlir": {"comp_time", "run_time", "size", "status"}}
+
+static mqss_status read_baselines(mqss_session *s, const char *path,
+                                  train_setup *t) {
+  t->bases = calloc((size_t)t->n_modules, sizeof *t->bases);
+  t->base_ptrs = calloc((size_t)t->n_modules, sizeof *t->base_ptrs);
+  if (!t->bases || !t->base_ptrs)
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  if (!path[0])
+    return MQSS_OK; // no file: the env measures the plain finisher itself
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return fail(s, MQSS_ERR_IO,
+                "cannot open baselines '%s': %s; create it with 'mqss baseline' "
+                "or set env.baseline_json to \"\"", path, strerror(errno));
+  strbuf text = {0};
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    sb_append(&text, chunk, n);
+  fclose(f);
+  cJSON *root = cJSON_Parse(text.data ? text.data : "");
+  sb_free(&text);
+  if (!cJSON_IsObject(root)) {
+    cJSON_Delete(root);
+    return fail(s, MQSS_ERR_PARSE, "'%s' is not a JSON object of per-module baselines", path);
+  }
+  for (int i = 0; i < t->n_modules; i++) {
+    char copy[4096];
+    snprintf(copy, sizeof copy, "%s", t->paths[i]);
+    cJSON *e = cJSON_GetObjectItemCaseSensitive(root, basename(copy));
+    cJSON *ct = cJSON_GetObjectItem(e, "comp_time"), *rt = cJSON_GetObjectItem(e, "run_time");
+    cJSON *sz = cJSON_GetObjectItem(e, "size"), *stt = cJSON_GetObjectItem(e, "status");
+    if (!cJSON_IsNumber(ct) || !cJSON_IsNumber(rt) || ct->valuedouble <= 0 ||
+        rt->valuedouble <= 0 || (cJSON_IsString(stt) && strcmp(stt->valuestring, "ok")))
+      continue; // unknown or failed: the env measures this module itself
+    t->bases[i] = (mqss_env_baseline){ct->valuedouble, rt->valuedouble,
+                                      cJSON_IsNumber(sz) ? (int64_t)sz->valuedouble : 0};
+    t->base_ptrs[i] = &t->bases[i];
+  }
+  cJSON_Delete(root);
+  return MQSS_OK;
+}
+
+// ----------------------------------------------------------------------------
+// create / destroy
+
+static mqss_status make_model(mqss_session *s, const train_config *c,
+                              train_setup *t) {
+  nn_config nc;
+  nn_config_default(&nc);
+  if (nn_arch_parse(c->arch, &nc.arch) != 0)
+    return fail(s, MQSS_ERR_INVALID_ARG, "unknown policy.arch '%s'", c->arch);
+  nc.state_dim = MQSS_FEATURE_DIM;
+  nc.node_dim = MQSS_GRAPH_FEATURE_DIM;
+  nc.hidden_dim = c->hidden;
+  nc.n_actions = mqss_catalog_size(t->catalog) - 1;
+  for (int i = 0; i < mqss_catalog_size(t->catalog); i++) {
+    const mqss_action *a = mqss_catalog_action(t->catalog, i);
+    if (!a->is_stop)
+      nc.param_count[episode_nn_action(t->catalog, i)] = a->n_params;
+  }
+  if (!(t->model = nn_model_create(&nc, (uint64_t)c->seed)))
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "cannot create the network (catalog of %d actions)", nc.n_actions);
+  return MQSS_OK;
+}
+
+mqss_status train_setup_create(mqss_session *s, const train_options *o,
+                               train_setup **out) {
+  const train_config *c = o->cfg;
+  *out = NULL;
+  train_setup *t = calloc(1, sizeof *t);
+  if (!t)
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  if (c->cache[0])
+    snprintf(t->cache, sizeof t->cache, "%s", c->cache);
+  else
+    snprintf(t->cache, sizeof t->cache, "%s/cache.sqlite", o->log_dir);
+  mqss_status st = read_manifest(s, c->manifest, t);
+  if (st == MQSS_OK)
+    st = read_baselines(s, c->baseline_json, t);
+  if (st == MQSS_OK)
+    st = mqss_catalog_load(s, NULL, &t->catalog);
+  if (st == MQSS_OK && mqss_catalog_stop(t->catalog) < 0)
+    st = fail(s, MQSS_ERR_INVALID_ARG, "the action catalog has no STOP action");
+  if (st == MQSS_OK)
+    st = make_model(s, c, t);
+  if (st == MQSS_OK) {
+    mqss_env_options eo;
+    mqss_env_options_init(&eo);
+    eo.max_steps = c->max_steps;
+    eo.weights[MQSS_REWARD_SUCCESS] = c->w_success;
+    eo.weights[MQSS_REWARD_COMPILE] = c->w_compile;
+    eo.weights[MQSS_REWARD_RUNTIME] = c->w_runtime;
+    eo.weights[MQSS_REWARD_SIZE] = c->w_size;
+    eo.ema_alpha = c->reward_ema;
+    eo.graph = strcmp(c->arch, "gnn") == 0;
+    eo.measure.warmup = c->warmup;
+    eo.measure.repeat = c->repeat;
+    eo.measure.timeout_ms = c->timeout_ms;
+    eo.measure.cache_path = t->cache;
+    st = mqss_env_create(s, t->catalog, &eo, &t->env);
+  }
+  if (st != MQSS_OK) {
+    train_setup_destroy(t);
+    return st;
+  }
+  t->episodes = (episode_ctx){s, t->catalog, t->env, t->model, t->n_modules,
+                              t->paths, t->base_ptrs, o->crash_every};
+  *out = t;
+  return MQSS_OK;
+}
+
+void train_setup_destroy(train_setup *t) {
+  if (!t)
+    return;
+  mqss_env_destroy(t->env);
+  mqss_catalog_destroy(t->catalog);
+  nn_model_destroy(t->model);
+  for (int i = 0; i < t->n_modules; i++)
+    free(t->paths[i]);
+  free(t->paths);
+  free(t->bases);
+  free(t->base_ptrs);
+  free(t);
+}
+
+episode_ctx *train_setup_episodes(train_setup *t) { return &t->episodes; }

@@ -1,0 +1,134 @@
+// `mqss train`: PPO training from a train_config.yaml, on local worker
+// processes or, with --mpi under mpirun, on MPI ranks. Prints progress (a bar
+// on a terminal, plain lines otherwise), draws the curves with gnuplot, and
+// names the exported policy.
+#include "cli.h"
+#include "mpi_pool.h"
+#include "plot.h"
+#include "rl/train.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+typedef struct {
+  int iterations;
+  bool tty;
+  bool quiet;
+} progress;
+
+static void on_iteration(void *ctx, int it, const double *m) {
+  progress *p = ctx;
+  if (p->quiet)
+    return;
+  double per_it = m[M_ELAPSED] / (it + 1);
+  double eta = per_it * (p->iterations - it - 1);
+  if (p->tty) {
+    int width = 30, done = (int)((double)(it + 1) / p->iterations * width);
+    fprintf(stderr, "\r[%.*s%*s] %d/%d  return %+.3f  success %.2f  ETA %.0fs ",
+            done, "##############################", width - done, "", it + 1,
+            p->iterations, m[M_RETURN], m[M_SUCCESS], eta);
+  } else {
+    fprintf(stderr,
+            "iteration %d/%d: steps %.0f return %+.4f entropy %.3f success %.2f "
+            "kl %.4f clip %.3f steps/s %.1f cache %.2f elapsed %.0fs eta %.0fs\n",
+            it + 1, p->iterations, m[M_ENV_STEPS], m[M_RETURN], m[M_ENTROPY],
+            m[M_SUCCESS], m[M_APPROX_KL], m[M_CLIP_FRAC], m[M_STEPS_PER_S],
+            m[M_CACHE_HIT], m[M_ELAPSED], eta);
+  }
+}
+
+// The commit of the source tree this run uses, or "unknown".
+static void git_commit(char *buf, size_t len) {
+  snprintf(buf, len, "unknown");
+  FILE *f = popen("git rev-parse --short HEAD 2>/dev/null", "r");
+  if (!f)
+    return;
+  if (fgets(buf, (int)len, f))
+    buf[strcspn(buf, "\n")] = '\0';
+  if (pclose(f) != 0 || !buf[0])
+    snprintf(buf, len, "unknown");
+}
+
+int cmd_train(int argc, char **argv) {
+  const char *config = NULL, *log_dir = NULL;
+  bool resume = false, mpi = false, quiet = false;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if ((!strcmp(a, "--config") || !strcmp(a, "--log-dir")) && i + 1 < argc)
+      *(a[2] == 'c' ? &config : &log_dir) = argv[++i];
+    else if (!strcmp(a, "--resume"))
+      resume = true;
+    else if (!strcmp(a, "--mpi"))
+      mpi = true;
+    else if (!strcmp(a, "--quiet"))
+      quiet = true;
+    else
+      return cli_error("train: unknown or incomplete option '%s'; see 'mqss train --help'", a);
+  }
+  if (!log_dir)
+    return cli_error("train: --log-dir DIR is required");
+
+  int rank = 0, size = 1;
+  if (mpi && mpi_start(&argc, &argv, &rank, &size) != 0)
+    return 1;
+  if (mpi && size < 2) {
+    mpi_stop();
+    return cli_error("train --mpi needs at least 2 ranks (mpirun -np 2 or more)");
+  }
+  mqss_session *s = NULL;
+  if (mqss_session_create(&s) != MQSS_OK)
+    return cli_error("out of memory");
+  train_config cfg;
+  train_config_defaults(&cfg);
+  int rc = 0;
+  char commit[64];
+  git_commit(commit, sizeof commit);
+  const char *crash = getenv("MQSS_TRAIN_CRASH_EVERY"); // fault-injection tests
+  progress prog = {cfg.iterations, isatty(2), quiet || rank != 0};
+  train_options o = {&cfg, config, log_dir, resume, commit,
+                     crash ? atoi(crash) : 0, on_iteration, &prog, NULL};
+  train_setup *setup = NULL;
+  if (config && train_config_load(s, config, &cfg) != MQSS_OK) {
+    rc = cli_error("%s", mqss_errmsg(s));
+    goto out;
+  }
+  prog.iterations = cfg.iterations;
+  if (train_setup_create(s, &o, &setup) != MQSS_OK) {
+    rc = cli_error("%s", mqss_errmsg(s));
+    goto out;
+  }
+  if (rank > 0) { // an MPI rollout worker
+    pool_options po = {1, cfg.pin_workers, 2 * cfg.timeout_ms * cfg.max_steps};
+    mpi_worker_serve(&po, episode_run, train_setup_episodes(setup), rank);
+    goto out;
+  }
+  pool_backend remote;
+  if (mpi) {
+    remote = mpi_trainer_backend(size);
+    o.remote = &remote;
+  }
+  train_result r;
+  mqss_status st = train_run(s, setup, &o, &r);
+  if (prog.tty && !prog.quiet)
+    fputc('\n', stderr);
+  if (st != MQSS_OK) {
+    rc = cli_error("%s", mqss_errmsg(s));
+    goto out;
+  }
+  printf("trained %d iterations, %lld environment steps in %.1f s%s\n",
+         r.iterations, r.env_steps, r.elapsed_s,
+         r.early_stopped ? " (stopped early: the return stopped varying)" : "");
+  printf("policy: %s\nlogs: %s/metrics.jsonl, %s/metrics.csv\n", r.policy_path,
+         log_dir, log_dir);
+  if (plot_training_curves(log_dir) == 0)
+    printf("curves: %s/curves.png\n", log_dir);
+out:
+  train_setup_destroy(setup);
+  mqss_session_destroy(s);
+  if (mpi)
+    mpi_stop();
+  return rc;
+}

@@ -1,0 +1,56 @@
+// Draws training curves with gnuplot: a 3x2 grid of panels from the columns
+// of metrics.csv, each panel a table row below. Runs gnuplot as a child
+// process with the script on its stdin; nothing is drawn in-process.
+#include "plot.h"
+
+#include "cli.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+// Panel title and the CSV columns (by header name) it plots against env_steps.
+static const struct panel {
+  const char *title;
+  const char *columns[3];
+} panels[] = {
+    {"episodic return", {"reward/episodic_return"}},
+    {"policy entropy", {"policy/entropy"}},
+    {"compilation success rate", {"env/compilation_success_rate"}},
+    {"losses", {"loss/policy", "loss/value", "loss/entropy"}},
+    {"approx KL and clip fraction", {"policy/approx_kl", "policy/clip_fraction"}},
+    {"throughput (steps/s)", {"perf/steps_per_s"}},
+};
+
+int plot_training_curves(const char *logdir) {
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "gnuplot 2>'%s/gnuplot.err'", logdir);
+  FILE *gp = popen(cmd, "w");
+  if (!gp)
+    return cli_error("cannot run gnuplot; install gnuplot-nox (scripts/install-deps.sh)");
+  fprintf(gp,
+          "set terminal pngcairo size 1500,900 noenhanced\n"
+          "set output '%s/curves.png'\n"
+          "set datafile separator ','\n"
+          "set datafile missing 'nan'\n"
+          "set key noenhanced\n"
+          "set grid\n"
+          "set xlabel 'environment steps'\n"
+          "set multiplot layout 2,3 title 'MQSS-Selector training: %s'\n",
+          logdir, logdir);
+  for (size_t i = 0; i < sizeof panels / sizeof panels[0]; i++) {
+    fprintf(gp, "set title '%s'\nplot ", panels[i].title);
+    for (int c = 0; c < 3 && panels[i].columns[c]; c++)
+      fprintf(gp,
+              "%s'%s/metrics.csv' using 'env_steps':'%s' with linespoints "
+              "title '%s'",
+              c ? ", " : "", logdir, panels[i].columns[c], panels[i].columns[c]);
+    fputc('\n', gp);
+  }
+  fputs("unset multiplot\n", gp);
+  int status = pclose(gp);
+  if (status != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    return cli_error("gnuplot failed drawing '%s/curves.png'; see %s/gnuplot.err",
+                     logdir, logdir);
+  return 0;
+}
