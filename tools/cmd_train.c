@@ -55,10 +55,13 @@ static void git_commit(char *buf, size_t len) {
 int cmd_train(int argc, char **argv) {
   const char *config = NULL, *log_dir = NULL;
   bool resume = false, mpi = false, quiet = false;
+  int stop_after = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if ((!strcmp(a, "--config") || !strcmp(a, "--log-dir")) && i + 1 < argc)
       *(a[2] == 'c' ? &config : &log_dir) = argv[++i];
+    else if (!strcmp(a, "--stop-after") && i + 1 < argc)
+      stop_after = atoi(argv[++i]);
     else if (!strcmp(a, "--resume"))
       resume = true;
     else if (!strcmp(a, "--mpi"))
@@ -88,7 +91,7 @@ int cmd_train(int argc, char **argv) {
   git_commit(commit, sizeof commit);
   const char *crash = getenv("MQSS_TRAIN_CRASH_EVERY"); // fault-injection tests
   progress prog = {cfg.iterations, isatty(2), quiet || rank != 0};
-  train_options o = {&cfg, config, log_dir, resume, commit,
+  train_options o = {&cfg, config, log_dir, resume, stop_after, commit,
                      crash ? atoi(crash) : 0, on_iteration, &prog, NULL};
   train_setup *setup = NULL;
   if (config && train_config_load(s, config, &cfg) != MQSS_OK) {

@@ -236,7 +236,8 @@ static const cli_command commands[] = {
      "name, value and weight. NAME is a catalog action, 'stop' or an index.\n",
      cmd_explain},
     {"train", "train a policy with PPO on a corpus (local workers or MPI)",
-     "usage: mqss train --log-dir DIR [--config FILE] [--resume] [--mpi] [--quiet]\n"
+     "usage: mqss train --log-dir DIR [--config FILE] [--resume] [--stop-after N]\n"
+     "                  [--mpi] [--quiet]\n"
      "\n"
      "Trains a policy with PPO as FILE says (default: data/train_config.yaml's\n"
      "values; see that file for every key). Writes DIR/metrics.jsonl and\n"
@@ -248,6 +249,8 @@ static const cli_command commands[] = {
      "  --config FILE  training configuration (YAML)\n"
      "  --log-dir DIR  where logs, checkpoints and the policy go (required)\n"
      "  --resume       continue from DIR/checkpoint.bin exactly\n"
+     "  --stop-after N run at most N iterations now, then checkpoint and export\n"
+     "                 (train in chunks; --resume goes on)\n"
      "  --mpi          under mpirun: rank 0 trains, the other ranks roll out\n"
      "  --quiet        no progress output\n",
      cmd_train},

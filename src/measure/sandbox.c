@@ -18,6 +18,20 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+
+// Built with ASan or TSan (gcc says so with __SANITIZE_*, clang with
+// __has_feature).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MQSS_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MQSS_SANITIZED 1
+#endif
+#endif
+#ifndef MQSS_SANITIZED
+#define MQSS_SANITIZED 0
+#endif
+
 // Pipe records, child to parent:
 //   'S' stage(1 byte)          entering a stage
 //   'O' size(8 bytes)          an allocation failed; the child exits
@@ -109,8 +123,8 @@ static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
   set_limit(RLIMIT_CORE, 0, 0);
   rlim_t cpu_s = (rlim_t)(o->timeout_ms + 999) / 1000 + 1;
   set_limit(RLIMIT_CPU, cpu_s, cpu_s + 1);
-#if !defined(__SANITIZE_ADDRESS__)
-  // ASan reserves terabytes of shadow memory: an AS limit would break it.
+#if !MQSS_SANITIZED
+  // Sanitizers reserve terabytes of shadow memory: an AS limit breaks them.
   if (o->mem_limit_mb > 0) {
     rlim_t bytes = (rlim_t)o->mem_limit_mb << 20;
     set_limit(RLIMIT_AS, bytes, bytes);

@@ -87,6 +87,7 @@ mqss_status metrics_open(mqss_session *s, const char *dir, int keep_upto,
     for (int m = 0; m < METRIC_COUNT; m++)
       fprintf(log->csv, "%s%s", m ? "," : "", names[m]);
     fputc('\n', log->csv);
+    fflush(log->csv);
   }
   *out = log;
   return MQSS_OK;

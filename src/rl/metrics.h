@@ -14,6 +14,7 @@
   X(M_RETURN_VAR, "reward/return_variance")                                    \
   X(M_ENTROPY, "policy/entropy")                                               \
   X(M_SUCCESS, "env/compilation_success_rate")                                 \
+  X(M_CRASHED, "env/episode_crash_rate")                                       \
   X(M_LOSS_POLICY, "loss/policy")                                              \
   X(M_LOSS_VALUE, "loss/value")                                                \
   X(M_LOSS_ENTROPY, "loss/entropy")                                            \

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -269,6 +270,9 @@ static bool local_spawn(local_workers *lw, int i) {
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
     return false;
+  // A worker must not inherit unwritten stdio buffers: any later
+  // fflush(NULL) in it (the sandbox does one) would write them a second time.
+  fflush(NULL);
   pid_t pid = fork();
   if (pid < 0) {
     close(sv[0]);

@@ -39,7 +39,7 @@ static void on_done(void *ctx, int index, task_status status, int sig) {
 
 // What a wave's episodes amounted to.
 typedef struct {
-  int episodes, succeeded, measured, cached, errors;
+  int episodes, succeeded, measured, cached, errors, crashed;
   double return_sum;
   char first_error[512];
 } wave_stats;
@@ -93,6 +93,7 @@ static void absorb(const nn_model *m, rollout_buffer *rb, const task_trace *t,
   if (rb->n == first)
     return; // nothing happened (an error before the first decision)
   ws->episodes++;
+  ws->crashed += !ended;
   ws->return_sum += ret;
   // Early-stopping window: the most recent episodes, oldest first.
   if (st->n_window == CKPT_MAX_WINDOW) {
@@ -269,6 +270,7 @@ static mqss_status iterate(trainer *tr, int it, double *metrics, bool *stop) {
   metrics[M_RETURN_VAR] = var;
   metrics[M_ENTROPY] = ps.entropy;
   metrics[M_SUCCESS] = ws.measured ? (double)ws.succeeded / ws.measured : NAN;
+  metrics[M_CRASHED] = ws.episodes ? (double)ws.crashed / ws.episodes : NAN;
   metrics[M_LOSS_POLICY] = ps.policy_loss;
   metrics[M_LOSS_VALUE] = ps.value_loss;
   metrics[M_LOSS_ENTROPY] = -uc.ppo.ent_coef * ps.entropy;
@@ -316,14 +318,17 @@ mqss_status train_run(mqss_session *s, train_setup *setup,
       rb_init(&tr.rb, tr.m, cfg->rollout_steps + tr.workers * cfg->max_steps) != 0)
     st = fail(s, MQSS_ERR_NOMEM, "out of memory");
   bool stop = false;
-  for (int it = (int)tr.st.iteration; st == MQSS_OK && it < cfg->iterations && !stop; it++) {
+  int last = cfg->iterations;
+  if (o->stop_after > 0 && tr.st.iteration + o->stop_after < last)
+    last = (int)tr.st.iteration + o->stop_after;
+  for (int it = (int)tr.st.iteration; st == MQSS_OK && it < last && !stop; it++) {
     double metrics[METRIC_COUNT];
     if ((st = iterate(&tr, it, metrics, &stop)) != MQSS_OK)
       break;
     tr.st.rng = tr.rng.s;
     if ((st = metrics_write(log, metrics)) != MQSS_OK)
       break;
-    if ((it + 1) % cfg->checkpoint_every == 0 || it + 1 == cfg->iterations || stop)
+    if ((it + 1) % cfg->checkpoint_every == 0 || it + 1 == last || stop)
       if ((st = ckpt_save(s, ckpt, tr.m, &tr.st)) != MQSS_OK)
         break;
     if (o->on_iteration)

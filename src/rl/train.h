@@ -13,6 +13,7 @@ typedef struct {
   const char *config_path;   // recorded in the policy's metadata
   const char *log_dir;       // logs, checkpoint.bin, policy.safetensors
   int resume;                // continue from LOG_DIR/checkpoint.bin
+  int stop_after;            // run at most this many iterations now (0 = all)
   const char *commit;        // source commit of this run, for the metadata
   int crash_every;           // fault injection: see episode_ctx (0 = off)
   // Called after every iteration (may be NULL); metrics has METRIC_COUNT.
