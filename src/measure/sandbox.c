@@ -137,12 +137,13 @@ static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
     sched_setaffinity(0, sizeof set, &set);
   }
   child_report_stage(STAGE_START);
-  char *buf = calloc(1, reply_size + 1);
-  if (!buf)
-    report_oom(reply_size + 1);
-  buf[0] = 'R';
-  fn(user, buf + 1, reply_size);
-  write_all(reply_fd, buf, reply_size + 1);
+  // The reply is a struct: fill it at an aligned address, send it after 'R'.
+  char *reply = calloc(1, reply_size ? reply_size : 1);
+  if (!reply)
+    report_oom(reply_size);
+  fn(user, reply, reply_size);
+  write_all(reply_fd, "R", 1);
+  write_all(reply_fd, reply, reply_size);
   _exit(0);
 }
 

@@ -16,6 +16,9 @@ for var in ("ASAN_OPTIONS", "UBSAN_OPTIONS", "LSAN_OPTIONS"):
     if var in os.environ:
         config.environment[var] = os.environ[var]
 
+if config.sanitized:
+    config.available_features.add("sanitizer")
+
 config.substitutions.append(("%mqss", os.path.join(config.mqss_bin_dir, "mqss")))
 config.substitutions.append(("%examples", os.path.join(config.mqss_source_dir, "examples")))
 config.substitutions.append(("%runner_libs",

@@ -19,6 +19,18 @@
 #include <stdlib.h>
 #include <string.h>
 
+// Built with ASan or TSan (gcc: __SANITIZE_*, clang: __has_feature).
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define MQSS_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define MQSS_SANITIZED 1
+#endif
+#endif
+#ifndef MQSS_SANITIZED
+#define MQSS_SANITIZED 0
+#endif
+
 #define INPUTS MQSS_SOURCE_DIR "/tests/lit/Inputs/"
 #define EXAMPLES MQSS_SOURCE_DIR "/examples/"
 
@@ -430,6 +442,15 @@ static void test_fault_pass_crash(void **state) {
       *state, EXAMPLES "jacobi2d_affine_memref_f32.mlir",
       "func.func(affine-loop-tile{tile-size=64},"
       "affine-super-vectorize{virtual-vector-size=8})", 20000);
+#if MQSS_SANITIZED
+  // The pass reads freed memory; under a sanitizer's allocator it leaves
+  // invalid IR instead of crashing, so there is no crash to contain.
+  if (r.status == MQSS_MEASURE_VERIFY_FAILED) {
+    print_message("upstream pass did not crash under this sanitizer build: "
+                  "%s\n", r.message);
+    skip();
+  }
+#endif
   assert_int_equal(r.status, MQSS_MEASURE_CRASHED);
   assert_int_equal(r.signal, SIGSEGV);
   assert_non_null(strstr(r.message, "during pipeline"));

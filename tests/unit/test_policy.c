@@ -349,8 +349,11 @@ static void test_guard(void **state) {
   mqss_guard_report r;
   assert_int_equal(mqss_policy_fallback_to_baseline(p, m, bad, &go, &r),
                    MQSS_OK);
+  // The upstream bug shows as a crash, invalid IR or wrong output depending
+  // on the allocator (sanitizer builds differ); the guard rejects all three.
   if (r.verdict != MQSS_MEASURE_WRONG_OUTPUT &&
-      r.verdict != MQSS_MEASURE_CRASHED)
+      r.verdict != MQSS_MEASURE_CRASHED &&
+      r.verdict != MQSS_MEASURE_VERIFY_FAILED)
     fail_msg("verdict %s: %s", mqss_measure_status_name(r.verdict), r.reason);
   assert_true(r.used_fallback);
   assert_string_equal(r.used, go.baseline);
