@@ -22,6 +22,7 @@
   X(M_APPROX_KL, "policy/approx_kl")                                           \
   X(M_CLIP_FRAC, "policy/clip_fraction")                                       \
   X(M_STEPS_PER_S, "perf/steps_per_s")                                         \
+  X(M_EPISODES_PER_S, "perf/episodes_per_s")                                   \
   X(M_CACHE_HIT, "perf/cache_hit_rate")                                        \
   X(M_ELAPSED, "time/elapsed_s")
 

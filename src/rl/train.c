@@ -278,6 +278,7 @@ static mqss_status iterate(trainer *tr, int it, double *metrics, bool *stop) {
   metrics[M_APPROX_KL] = ps.approx_kl;
   metrics[M_CLIP_FRAC] = ps.clip_frac;
   metrics[M_STEPS_PER_S] = tr->rb.n / (t_roll > 0 ? t_roll : 1e-9);
+  metrics[M_EPISODES_PER_S] = ws.episodes / (t_roll > 0 ? t_roll : 1e-9);
   metrics[M_CACHE_HIT] = ws.measured ? (double)ws.cached / ws.measured : NAN;
   metrics[M_ELAPSED] = tr->st.elapsed_s;
   return MQSS_OK;
