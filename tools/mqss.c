@@ -119,7 +119,8 @@ static const cli_command commands[] = {
      cmd_corpus},
     {"baseline", "measure each module of a manifest under its family's baseline",
      "usage: mqss baseline MANIFEST -o baseline.json [--baselines FILE]\n"
-     "                     [--check] [--limit N] [--cache FILE]\n"
+     "                     [--check] [--limit N] [--cache FILE] [--workers N]\n"
+     "                     [--timeout MS]\n"
      "\n"
      "For every module listed in MANIFEST (a corpus .tsv), runs its family's\n"
      "hand-tuned pipeline from FILE (default data/baselines.yaml) before the\n"
@@ -134,7 +135,10 @@ static const cli_command commands[] = {
      "  --check               parse + pipeline + finish only, no timing\n"
      "  --vs-reference        also time the reference pipeline\n"
      "  --limit N             only the first N modules\n"
-     "  --cache FILE          SQLite measurement cache\n",
+     "  --cache FILE          SQLite measurement cache\n"
+     "  --workers N           modules measured in parallel, each in its own\n"
+     "                        process (default: the online cores)\n"
+     "  --timeout MS          limit of one measurement (default 300000)\n",
      cmd_baseline},
     {"rollout", "run episodes of a policy on a module; print trajectories",
      "usage: mqss rollout FILE --policy random --episodes K [--seed S]\n"
@@ -235,6 +239,39 @@ static const cli_command commands[] = {
      "input| of log p(NAME) in the policy's first decision on FILE: index,\n"
      "name, value and weight. NAME is a catalog action, 'stop' or an index.\n",
      cmd_explain},
+    {"eval", "evaluate a policy on held-out modules against the baselines",
+     "usage: mqss eval --policy P (--manifest HOLDOUT.tsv | DIR | FILE...)\n"
+     "                 [--baseline baseline.json] [--baselines data/baselines.yaml]\n"
+     "                 [--fixed PIPE | --fixed-from-train TRAIN.tsv]\n"
+     "                 [--search-json DIR] [--pairs N] [--out DIR] [--json]\n"
+     "\n"
+     "Selects a pipeline per module with the policy (timing the decision), then\n"
+     "measures it in interleaved A/B pairs against the family's hand-tuned\n"
+     "pipeline, the reference (finisher only) and a fixed pipeline, outputs\n"
+     "checked against the reference. Modules of unknown family are compared\n"
+     "with the reference only. Prints a table and the aggregate: geomean\n"
+     "speedups, p95 compile-time increase, code-size ratio, crashes, wrong\n"
+     "outputs, decision latency. See docs/EVAL.md.\n"
+     "\n"
+     "  --policy P              policy file (default models/default.safetensors)\n"
+     "  --manifest FILE         modules of a corpus manifest (.tsv)\n"
+     "  --baseline FILE         baseline.json (family and pipeline per module)\n"
+     "  --baselines FILE        family pipelines (default data/baselines.yaml)\n"
+     "  --fixed PIPE            the fixed pipeline to compare with\n"
+     "  --fixed-from-train TSV  choose the best fixed pipeline on a training\n"
+     "                          sample (--fixed-sample N modules, default 8)\n"
+     "  --search-json DIR       DIR/<module>.json from 'mqss search --json'\n"
+     "  --pairs N               timed interleaved pairs per comparison (default 10)\n"
+     "  --warmup N              untimed pairs first (default 2)\n"
+     "  --repeat N              mqss_measure_vs rounds per comparison; the\n"
+     "                          median of their medians is used (default 1)\n"
+     "  --seed N --timeout MS --pin CPU   measurement settings\n"
+     "  --max-steps N --cache-dir DIR --catalog PATH --allow-version-mismatch\n"
+     "                          selection settings, as in select\n"
+     "  --out DIR               write report.md, report.html, report.json, PNGs\n"
+     "  --json                  print JSON (every module and the aggregate)\n"
+     "  -q, --quiet             no progress on stderr\n",
+     cmd_eval},
     {"train", "train a policy with PPO on a corpus (local workers or MPI)",
      "usage: mqss train --log-dir DIR [--config FILE] [--resume] [--stop-after N]\n"
      "                  [--mpi] [--quiet]\n"

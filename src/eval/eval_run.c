@@ -1,0 +1,275 @@
+// One module of `mqss eval`: select with the policy (timed), then compare the
+// chosen pipeline with the reference, the family's hand-tuned pipeline and a
+// fixed pipeline, each in interleaved A/B pairs (mqss_measure_vs). It fills
+// one eval_row; it prints nothing and aggregates nothing (eval_stats.c).
+#include "eval/eval.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+// ----------------------------------------------------------------------------
+// helpers
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+bool eval_pipeline_empty(const char *p) {
+  return !p || !*p || !strcmp(p, "builtin.module()");
+}
+
+// Two pipelines are the same when their texts match, a bare list counting
+// as wrapped in builtin.module(...).
+static bool same_pipeline(const char *a, const char *b) {
+  if (eval_pipeline_empty(a) || eval_pipeline_empty(b))
+    return eval_pipeline_empty(a) && eval_pipeline_empty(b);
+  if (!strcmp(a, b))
+    return true;
+  static const char mod[] = "builtin.module(";
+  size_t k = sizeof mod - 1;
+  const char *wa = strncmp(a, mod, k) ? NULL : a + k;
+  const char *wb = strncmp(b, mod, k) ? NULL : b + k;
+  if (wa && !wb) // a wrapped, b bare
+    return strlen(wa) == strlen(b) + 1 && !strncmp(wa, b, strlen(b));
+  if (wb && !wa)
+    return strlen(wb) == strlen(a) + 1 && !strncmp(wb, a, strlen(a));
+  return false;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double median(double *v, int n) {
+  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+// ----------------------------------------------------------------------------
+// one comparison
+
+typedef struct {
+  mqss_measure_result a, b; // the last round's sides (a failing one if any)
+  double ratio;             // median over rounds of t_B / t_A; 0 if a side failed
+  double compile_a, compile_b; // medians over rounds
+} cmp_out;
+
+// Compares A against B (mqss_measure_vs) s->rounds times.
+static mqss_status compare(mqss_module *m, const eval_settings *s,
+                           const char *a, const char *b, cmp_out *o) {
+  enum { MAX_ROUNDS = 64 };
+  double ratio[MAX_ROUNDS], ca[MAX_ROUNDS], cb[MAX_ROUNDS];
+  int rounds = s->rounds < 1 ? 1 : s->rounds > MAX_ROUNDS ? MAX_ROUNDS : s->rounds;
+  memset(o, 0, sizeof *o);
+  mqss_measure_options opts = s->measure;
+  opts.pipeline = eval_pipeline_empty(a) ? "" : a;
+  for (int k = 0; k < rounds; k++) {
+    mqss_measure_vs_result r;
+    mqss_status st = mqss_measure_vs(m, &opts, eval_pipeline_empty(b) ? "" : b, &r);
+    if (st != MQSS_OK)
+      return st;
+    o->a = r.a;
+    o->b = r.b;
+    if (r.a.status != MQSS_MEASURE_OK || r.b.status != MQSS_MEASURE_OK)
+      return MQSS_OK; // o->ratio stays 0
+    ratio[k] = r.ratio_median;
+    ca[k] = r.a.compile_ms;
+    cb[k] = r.b.compile_ms;
+  }
+  o->ratio = median(ratio, rounds);
+  o->compile_a = median(ca, rounds);
+  o->compile_b = median(cb, rounds);
+  return MQSS_OK;
+}
+
+// Sets the compile-time ratio of `row` from a comparison whose B side is the
+// row's base.
+static void set_base(eval_row *row, const cmp_out *c) {
+  row->compile_ms_policy = c->compile_a;
+  row->compile_ms_base = c->compile_b;
+  row->compile_ratio = c->compile_b > 0 ? c->compile_a / c->compile_b : 0;
+}
+
+// .text bytes of `pipeline` on `m` (a compile-only measurement: the paired
+// runs do not compute code size); -1 when unknown.
+static mqss_status text_size(mqss_module *m, const eval_settings *s,
+                             const char *pipeline, int64_t *out) {
+  mqss_measure_options o = s->measure;
+  o.pipeline = eval_pipeline_empty(pipeline) ? "" : pipeline;
+  o.compile_only = 1;
+  o.check_reference = 0;
+  o.code_size = 1;
+  o.warmup = 0;
+  o.repeat = 1;
+  mqss_measure_result r;
+  mqss_status st = mqss_measure(m, &o, &r);
+  *out = st == MQSS_OK && r.status == MQSS_MEASURE_OK ? r.text_bytes : -1;
+  return st;
+}
+
+static void note(eval_row *row, const char *fmt, const char *arg) {
+  size_t len = strlen(row->message);
+  if (len + 3 >= sizeof row->message)
+    return;
+  if (len)
+    len += (size_t)snprintf(row->message + len, sizeof row->message - len, "; ");
+  snprintf(row->message + len, sizeof row->message - len, fmt, arg);
+}
+
+// Speedup of the policy against `other` (NULL: none): 1 when identical,
+// the reference's when `other` is empty, else measured. A failing `other`
+// counts as the reference (a guard would fall back to it). *fallback is set
+// then. `ref` is the comparison with the reference.
+static mqss_status speedup_vs(mqss_module *m, const eval_settings *s,
+                              eval_row *row, const char *other,
+                              const cmp_out *ref, double *out, cmp_out *c,
+                              bool *measured, bool *fallback) {
+  *measured = *fallback = false;
+  if (same_pipeline(row->policy_pipeline, other)) {
+    *out = 1.0;
+    return MQSS_OK;
+  }
+  if (eval_pipeline_empty(other)) {
+    *out = ref->ratio;
+    return MQSS_OK;
+  }
+  mqss_status st = compare(m, s, row->policy_pipeline, other, c);
+  if (st != MQSS_OK)
+    return st;
+  if (c->a.status != MQSS_MEASURE_OK) {
+    // The policy passed against the reference but failed now: say so, and
+    // count the module as failed (flaky pipelines are failures too).
+    row->ok = false;
+    snprintf(row->status, sizeof row->status, "%s",
+             mqss_measure_status_name(c->a.status));
+    note(row, "%s", c->a.message);
+    *out = 0;
+    return MQSS_OK;
+  }
+  if (c->b.status != MQSS_MEASURE_OK) {
+    *fallback = true;
+    *out = ref->ratio;
+    return MQSS_OK;
+  }
+  *measured = true;
+  *out = c->ratio;
+  return MQSS_OK;
+}
+
+// ----------------------------------------------------------------------------
+// one module
+
+mqss_status eval_module(const mqss_policy *policy, mqss_module *m,
+                        const char *baseline, const char *fixed,
+                        const eval_settings *s, eval_row *row) {
+  mqss_session *sess = mqss_module_session(m);
+  row->ok = false;
+  row->baseline_pipeline = baseline;
+  snprintf(row->status, sizeof row->status, "select_failed");
+  mqss_selection *sel = NULL;
+  double t0 = now_ms();
+  mqss_status st = mqss_policy_select(policy, m, &s->select, &sel);
+  row->decision_ms = now_ms() - t0;
+  if (st != MQSS_OK) {
+    snprintf(row->message, sizeof row->message, "%s", mqss_errmsg(sess));
+    mqss_selection_destroy(sel);
+    return MQSS_OK;
+  }
+  const char *p = mqss_selection_pipeline(sel);
+  row->policy_pipeline = strdup(eval_pipeline_empty(p) ? "" : p);
+  row->n_decisions = mqss_selection_count(sel);
+  mqss_selection_destroy(sel);
+  if (!row->policy_pipeline)
+    return fail(sess, MQSS_ERR_NOMEM, "out of memory");
+
+  // Against the reference: also the policy's own status.
+  cmp_out ref;
+  st = compare(m, s, row->policy_pipeline, "", &ref);
+  if (st != MQSS_OK)
+    return st;
+  if (ref.a.status != MQSS_MEASURE_OK) {
+    snprintf(row->status, sizeof row->status, "%s",
+             mqss_measure_status_name(ref.a.status));
+    snprintf(row->message, sizeof row->message, "%.500s", ref.a.message);
+    return MQSS_OK;
+  }
+  if (ref.b.status != MQSS_MEASURE_OK) {
+    snprintf(row->status, sizeof row->status, "reference_failed");
+    snprintf(row->message, sizeof row->message, "the module itself fails: %.480s",
+             ref.b.message);
+    return MQSS_OK;
+  }
+  snprintf(row->status, sizeof row->status, "ok");
+  row->ok = true;
+  if (eval_pipeline_empty(row->policy_pipeline)) {
+    ref.ratio = 1.0; // the reference itself: 1 by definition, not noise
+    note(row, "%s", "empty selection: the policy chose the reference");
+  }
+  row->vs_reference = ref.ratio;
+  row->run_ms_policy = ref.a.run_ms_median;
+
+  // Against the family baseline (or, family unknown, the reference only).
+  cmp_out c;
+  bool measured, fallback;
+  if (!baseline) {
+    row->base = EVAL_BASE_REFERENCE;
+    set_base(row, &ref);
+    note(row, "%s", "family unknown: compared with the reference only");
+  } else {
+    row->base = EVAL_BASE_FAMILY;
+    st = speedup_vs(m, s, row, baseline, &ref, &row->vs_baseline, &c,
+                    &measured, &fallback);
+    if (st != MQSS_OK || !row->ok)
+      return st;
+    if (measured) {
+      set_base(row, &c);
+    } else if (same_pipeline(row->policy_pipeline, baseline)) {
+      set_base(row, &(cmp_out){.a = ref.a, .b = ref.a, .compile_a = ref.compile_a,
+                               .compile_b = ref.compile_a});
+      note(row, "%s", "policy chose the family baseline itself");
+    } else {
+      set_base(row, &ref); // baseline is the reference, or failed
+      if (fallback) {
+        row->base = EVAL_BASE_FALLBACK;
+        note(row, "family baseline failed (%s): its reference fallback used",
+             mqss_measure_status_name(c.b.status));
+      }
+    }
+  }
+
+  // Code size of the policy and its base.
+  const char *base_pipe = row->base == EVAL_BASE_FAMILY ? baseline : "";
+  if ((st = text_size(m, s, row->policy_pipeline, &row->text_policy)) != MQSS_OK)
+    return st;
+  if (same_pipeline(row->policy_pipeline, base_pipe))
+    row->text_base = row->text_policy;
+  else if ((st = text_size(m, s, base_pipe, &row->text_base)) != MQSS_OK)
+    return st;
+  row->size_ratio = row->text_policy > 0 && row->text_base > 0
+                        ? (double)row->text_policy / (double)row->text_base
+                        : 0;
+
+  // Against the fixed pipeline.
+  if (fixed) {
+    st = speedup_vs(m, s, row, fixed, &ref, &row->vs_fixed, &c, &measured,
+                    &fallback);
+    if (st != MQSS_OK || !row->ok)
+      return st;
+    if (fallback)
+      note(row, "fixed pipeline failed (%s): its reference fallback used",
+           mqss_measure_status_name(c.b.status));
+  }
+  return MQSS_OK;
+}
+
+void eval_row_free(eval_row *row) {
+  free(row->policy_pipeline);
+  free(row->search.best_pipeline);
+  row->policy_pipeline = NULL;
+  row->search.best_pipeline = NULL;
+}

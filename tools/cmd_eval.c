@@ -1,0 +1,308 @@
+// `mqss eval`: evaluates a policy on held-out modules against the family
+// baselines, the reference and the best fixed pipeline, and (optionally)
+// against random-search results. Parses flags, loops over the modules and
+// prints the terminal table; selecting, measuring, aggregating and report
+// writing live in src/eval/eval*.c. See docs/EVAL.md.
+#include "cli.h"
+#include "eval/eval.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// flags
+
+typedef struct {
+  const char *policy, *catalog, *manifest, *baseline_json, *baselines;
+  const char *fixed, *fixed_train, *search_dir, *out, *cache_dir;
+  const char *inputs[256];
+  int n_inputs, fixed_sample, max_steps;
+  bool json, quiet, allow_mismatch;
+  eval_settings set;
+} eval_args;
+
+static bool parse_int(const char *flag, const char *v, long lo, long hi, int *out) {
+  char *end;
+  long x = strtol(v, &end, 10);
+  if (!*v || *end || x < lo || x > hi) {
+    cli_error("eval: %s expects an integer in [%ld, %ld], got '%s'", flag, lo, hi, v);
+    return false;
+  }
+  *out = (int)x;
+  return true;
+}
+
+static bool parse_args(int argc, char **argv, eval_args *a) {
+  mqss_measure_options_init(&a->set.measure);
+  a->set.measure.warmup = 2;
+  a->set.measure.repeat = 10;
+  a->set.rounds = 1;
+  mqss_select_options_init(&a->set.select);
+  a->fixed_sample = 8;
+  for (int i = 1; i < argc; i++) {
+    const char *f = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define VALUE()                                                                \
+  do {                                                                         \
+    if (!v) {                                                                  \
+      cli_error("eval: %s needs a value; see 'mqss eval --help'", f);          \
+      return false;                                                            \
+    }                                                                          \
+    i++;                                                                       \
+  } while (0)
+#define STR(name, field)                                                       \
+  if (!strcmp(f, name)) {                                                      \
+    VALUE();                                                                   \
+    a->field = v;                                                              \
+    continue;                                                                  \
+  }
+#define INT(name, lo, hi, field)                                               \
+  if (!strcmp(f, name)) {                                                      \
+    VALUE();                                                                   \
+    if (!parse_int(name, v, lo, hi, &a->field))                                \
+      return false;                                                            \
+    continue;                                                                  \
+  }
+    STR("--policy", policy)
+    STR("--catalog", catalog)
+    STR("--manifest", manifest)
+    STR("--baseline", baseline_json)
+    STR("--baselines", baselines)
+    STR("--fixed", fixed)
+    STR("--fixed-from-train", fixed_train)
+    STR("--search-json", search_dir)
+    STR("--out", out)
+    STR("--cache-dir", cache_dir)
+    INT("--pairs", 1, 100000, set.measure.repeat)
+    INT("--warmup", 0, 100000, set.measure.warmup)
+    INT("--repeat", 1, 64, set.rounds)
+    INT("--timeout", 1, 86400000, set.measure.timeout_ms)
+    INT("--pin", 0, 4095, set.measure.cpu)
+    INT("--fixed-sample", 1, 100000, fixed_sample)
+    INT("--max-steps", 0, 1000, max_steps)
+#undef STR
+#undef INT
+    if (!strcmp(f, "--seed")) {
+      VALUE();
+      a->set.measure.seed = strtoull(v, NULL, 0);
+    } else if (!strcmp(f, "--json")) {
+      a->json = true;
+    } else if (!strcmp(f, "--quiet") || !strcmp(f, "-q")) {
+      a->quiet = true;
+    } else if (!strcmp(f, "--allow-version-mismatch")) {
+      a->allow_mismatch = true;
+    } else if (f[0] == '-' && f[1]) {
+      cli_error("eval: unknown option '%s'; see 'mqss eval --help'", f);
+      return false;
+    } else if (a->n_inputs < 256) {
+      a->inputs[a->n_inputs++] = f;
+    } else {
+      cli_error("eval: too many inputs; list them in a manifest");
+      return false;
+    }
+#undef VALUE
+  }
+  if (!a->manifest && !a->n_inputs) {
+    cli_error("eval: nothing to evaluate; give --manifest HOLDOUT.tsv, a "
+              "directory or .mlir files");
+    return false;
+  }
+  if (a->fixed && a->fixed_train) {
+    cli_error("eval: give --fixed or --fixed-from-train, not both");
+    return false;
+  }
+  if (a->max_steps)
+    a->set.select.max_steps = a->max_steps;
+  a->set.select.cache_dir = a->cache_dir;
+  return true;
+}
+
+// ----------------------------------------------------------------------------
+// printing
+
+static void progress(const char *line, void *user) {
+  if (!((const eval_args *)user)->quiet)
+    fprintf(stderr, "%s\n", line);
+}
+
+static void x_or_na(char *b, size_t n, double v) {
+  if (v > 0)
+    snprintf(b, n, "%.3f", v);
+  else
+    snprintf(b, n, "n/a");
+}
+
+static void print_table(FILE *o, const eval_row *rows, int n, const eval_agg *a) {
+  fprintf(o, "%-28s %-14s %-14s %8s %8s %8s %9s %7s %9s %5s\n", "module", "family",
+          "status", "vs_base", "vs_ref", "vs_fixed", "compile+", "size", "decide_ms",
+          "steps");
+  for (int i = 0; i < n; i++) {
+    const eval_row *r = &rows[i];
+    char b[3][32], c[32], sz[32];
+    x_or_na(b[0], 32, r->vs_baseline);
+    x_or_na(b[1], 32, r->vs_reference);
+    x_or_na(b[2], 32, r->vs_fixed);
+    if (r->compile_ratio > 0)
+      snprintf(c, sizeof c, "%+.1f%%", 100 * (r->compile_ratio - 1));
+    else
+      snprintf(c, sizeof c, "n/a");
+    x_or_na(sz, sizeof sz, r->size_ratio);
+    fprintf(o, "%-28.28s %-14.14s %-14.14s %8s %8s %8s %9s %7s %9.2f %5d\n",
+            r->in->file, r->in->family ? r->in->family : "(unknown)", r->status,
+            b[0], b[1], b[2], c, sz, r->decision_ms, r->n_decisions);
+  }
+  char g[3][32];
+  x_or_na(g[0], 32, a->geo_baseline);
+  x_or_na(g[1], 32, a->geo_reference);
+  x_or_na(g[2], 32, a->geo_fixed);
+  fprintf(o, "\ngeomean speedup: vs family baseline %s (%d), vs reference %s (%d), "
+             "vs best fixed %s (%d)\n",
+          g[0], a->n_baseline, g[1], a->n_reference, g[2], a->n_fixed);
+  fprintf(o, "compile-time increase: p95 %+.1f%%, median %+.1f%% (%d); code-size "
+             "ratio geomean %.3f (%d)\n",
+          100 * a->p95_compile_increase, 100 * a->median_compile_increase,
+          a->n_compile, a->geo_size_ratio, a->n_size);
+  fprintf(o, "status: %d ok of %d, %d crashes, %d wrong outputs, %d other failures; "
+             "%d unknown family (reference only)\n",
+          a->n_ok, a->n, a->n_crashed, a->n_wrong, a->n_failed_other,
+          a->n_unknown_family);
+  fprintf(o, "decision latency: median %.2f ms, p95 %.2f ms\n", a->decision_ms_median,
+          a->decision_ms_p95);
+  if (a->n_search)
+    fprintf(o, "random search: policy reaches %.1f%% of the best-found speedup "
+               "(geomean, %d modules) in %.2f%% of the time (median %.2f%%)\n",
+            100 * a->search_fraction_geo, a->n_search, 100 * a->time_fraction_total,
+            100 * a->time_fraction_median);
+}
+
+// ----------------------------------------------------------------------------
+// main
+
+int cmd_eval(int argc, char **argv) {
+  eval_args a = {0};
+  if (!parse_args(argc, argv, &a))
+    return 1;
+  mqss_session *s = NULL;
+  if (mqss_session_create(&s) != MQSS_OK)
+    return cli_error("out of memory");
+  int rc = 0;
+  mqss_policy *pol = NULL;
+  mqss_baselines *bl = NULL;
+  eval_inputs in = {0}, train = {0};
+  eval_row *rows = NULL;
+  eval_fixed_report fr = {0};
+  char *fixed = a.fixed ? strdup(a.fixed) : NULL;
+  mqss_policy_options po;
+  mqss_policy_options_init(&po);
+  po.catalog_path = a.catalog;
+  po.allow_version_mismatch = a.allow_mismatch;
+  const char *bl_path = a.baselines ? a.baselines : eval_default_baselines_path();
+  mqss_status st = mqss_policy_load(s, a.policy, &po, &pol);
+  if (st == MQSS_OK)
+    st = mqss_baselines_load(s, bl_path, &bl);
+  if (st == MQSS_OK && a.manifest)
+    st = eval_inputs_add_manifest(s, &in, a.manifest);
+  for (int i = 0; st == MQSS_OK && i < a.n_inputs; i++)
+    st = eval_inputs_add_file(s, &in, a.inputs[i]);
+  if (st == MQSS_OK)
+    st = eval_inputs_resolve(s, &in, a.baseline_json);
+  if (st == MQSS_OK)
+    st = mqss_policy_warmup(pol, s);
+  if (st == MQSS_OK && a.fixed_train) {
+    st = eval_inputs_add_manifest(s, &train, a.fixed_train);
+    if (st == MQSS_OK)
+      st = eval_fixed_choose(s, mqss_policy_catalog(pol), bl, &train, a.fixed_sample,
+                             &a.set, progress, &a, &fr);
+    if (st == MQSS_OK) {
+      fixed = strdup(fr.v[fr.best].pipeline);
+      if (!a.quiet)
+        fprintf(stderr, "fixed-from-train: chose %s (%s), geomean %.3fx over %d modules\n",
+                *fixed ? fixed : "(reference)", fr.v[fr.best].origin,
+                fr.v[fr.best].geomean, fr.sample);
+    }
+  }
+  if (st != MQSS_OK) {
+    rc = cli_error("eval: %s", mqss_errmsg(s));
+    goto done;
+  }
+  rows = calloc((size_t)in.n, sizeof *rows);
+  if (!rows) {
+    rc = cli_error("out of memory");
+    goto done;
+  }
+  for (int i = 0; i < in.n; i++) {
+    eval_row *r = &rows[i];
+    const eval_input *e = &in.v[i];
+    r->in = e;
+    const char *base = e->family ? mqss_baselines_pipeline(bl, e->family) : NULL;
+    if (!base && e->family && e->baseline_pipeline)
+      base = e->baseline_pipeline;
+    mqss_module *m = NULL;
+    if (mqss_module_parse_file(s, e->path, &m) != MQSS_OK) {
+      snprintf(r->status, sizeof r->status, "parse_failed");
+      snprintf(r->message, sizeof r->message, "%.500s", mqss_errmsg(s));
+    } else {
+      if (e->family && !base)
+        fprintf(stderr, "mqss: eval: %s: family '%s' has no entry in '%s'; "
+                        "compared with the reference only\n", e->file, e->family, bl_path);
+      if (eval_module(pol, m, base, fixed, &a.set, r) != MQSS_OK) {
+        rc = cli_error("eval: %s: %s", e->file, mqss_errmsg(s));
+        mqss_module_destroy(m);
+        goto done;
+      }
+    }
+    mqss_module_destroy(m);
+    if (a.search_dir && r->ok) {
+      char why[512];
+      int got = eval_search_load(a.search_dir, e->file, &r->search, why, sizeof why);
+      if (got < 0)
+        fprintf(stderr, "mqss: eval: %s\n", why);
+      if (got > 0) {
+        r->has_search = true;
+        r->search_fraction = r->vs_reference / r->search.speedup;
+        r->policy_time_ms = r->decision_ms + r->compile_ms_policy;
+        r->time_fraction = r->search.wall_ms > 0 ? r->policy_time_ms / r->search.wall_ms : 0;
+      }
+    }
+    if (!a.quiet)
+      fprintf(stderr, "[%d/%d] %s %s vs_base %.3f vs_ref %.3f vs_fixed %.3f\n", i + 1,
+              in.n, e->file, r->status, r->vs_baseline, r->vs_reference, r->vs_fixed);
+  }
+  eval_agg agg;
+  eval_aggregate(rows, in.n, &agg);
+  char fixed_src[1100];
+  if (a.fixed_train)
+    snprintf(fixed_src, sizeof fixed_src, "--fixed-from-train %s", a.fixed_train);
+  else
+    snprintf(fixed_src, sizeof fixed_src, "--fixed");
+  eval_meta meta = {a.policy ? a.policy : mqss_policy_default_path(), fixed,
+                    fixed ? fixed_src : NULL, a.fixed_train ? &fr : NULL, &a.set};
+  if (a.json) {
+    char *text = eval_json(rows, in.n, &agg, &meta);
+    if (text)
+      puts(text);
+    free(text);
+  } else {
+    print_table(stdout, rows, in.n, &agg);
+  }
+  if (a.out) {
+    if (eval_write_reports(s, a.out, rows, in.n, &agg, &meta) != MQSS_OK)
+      rc = cli_error("eval: %s", mqss_errmsg(s));
+    else if (!a.quiet)
+      fprintf(stderr, "wrote %s/report.md, report.html, report.json, "
+                      "speedup_family.png, speedup_cdf.png\n", a.out);
+  }
+done:
+  for (int i = 0; rows && i < in.n; i++)
+    eval_row_free(&rows[i]);
+  free(rows);
+  free(fixed);
+  eval_fixed_report_free(&fr);
+  eval_inputs_free(&in);
+  eval_inputs_free(&train);
+  mqss_baselines_destroy(bl);
+  mqss_policy_destroy(pol);
+  mqss_session_destroy(s);
+  return rc;
+}
