@@ -42,6 +42,7 @@ typedef struct {
   // memory accesses in walk order, for loop-carried memory dependences
   access *acc;
   int n_acc, cap_acc;
+  name_cache names; // op name -> class, filled as the walk meets names
 } stats;
 
 // ----------------------------------------------------------------------------
@@ -74,44 +75,12 @@ static void see_type(stats *s, MlirType t) {
 // ----------------------------------------------------------------------------
 // per-op classification
 
-// Operand index of the memref a load/store accesses, or -1 if not one.
-static int access_operand(MlirStringRef n, bool *store, bool *affine) {
-  static const struct {
-    const char *name;
-    int operand;
-    bool store, affine;
-  } table[] = {
-      {"memref.load", 0, false, false},  {"memref.store", 1, true, false},
-      {"affine.load", 0, false, true},   {"affine.store", 1, true, true},
-      {"vector.load", 0, false, false},  {"vector.store", 1, true, false},
-      {"vector.transfer_read", 0, false, false},
-      {"vector.transfer_write", 1, true, false},
-      {"affine.vector_load", 0, false, true},
-      {"affine.vector_store", 1, true, true},
-  };
-  for (size_t i = 0; i < sizeof table / sizeof *table; i++)
-    if (name_is(n, table[i].name)) {
-      *store = table[i].store;
-      *affine = table[i].affine;
-      return table[i].operand;
-    }
-  return -1;
-}
-
-static bool is_compute(MlirStringRef n) {
-  return (name_has_prefix(n, "arith.") && !name_is(n, "arith.constant") &&
-          !name_is(n, "arith.index_cast")) ||
-         name_has_prefix(n, "math.") || name_is(n, "vector.fma") ||
-         name_is(n, "vector.contract") || name_is(n, "vector.reduction");
-}
-
-static void see_compute(stats *s, MlirOperation op, MlirStringRef n,
+static void see_compute(stats *s, MlirOperation op, const op_class *cl,
                         double trip, bool in_linalg) {
   s->compute++;
-  bool is_math = name_has_prefix(n, "math.");
-  s->math += is_math;
-  s->div += name_contains(n, "div") || name_contains(n, "rem");
-  s->cmp += name_contains(n, "cmp") || name_is(n, "arith.select");
+  s->math += cl->math;
+  s->div += cl->div;
+  s->cmp += cl->cmp;
   MlirType t = mlirOperationGetNumResults(op)
                    ? mlirValueGetType(mlirOperationGetResult(op, 0))
                    : mlirValueGetType(mlirOperationGetOperand(op, 0));
@@ -137,8 +106,10 @@ static void see_linalg(stats *s, MlirOperation op, double trip) {
   MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
   for (MlirOperation o = mlirBlockIsNull(b) ? (MlirOperation){NULL}
                                             : mlirBlockGetFirstOperation(b);
-       !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o))
-    body += is_compute(mlirIdentifierStr(mlirOperationGetName(o)));
+       !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+    op_class tmp;
+    body += name_class(&s->names, o, &tmp)->compute;
+  }
   s->flops += trip * li.domain * fmax(body, 1.0);
   for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
     MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
@@ -157,10 +128,10 @@ static void see_linalg(stats *s, MlirOperation op, double trip) {
   }
 }
 
-static void see_access(stats *s, MlirOperation op, MlirStringRef n,
+static void see_access(stats *s, MlirOperation op, const op_class *cl,
                        double trip) {
-  bool store, affine;
-  int k = access_operand(n, &store, &affine);
+  bool store = cl->store, affine = cl->affine;
+  int k = cl->access;
   if (k < 0 || k >= mlirOperationGetNumOperands(op))
     return;
   MlirValue mem = mlirOperationGetOperand(op, k);
@@ -198,9 +169,10 @@ static bool load_store_same(const stats *s, int from, int to) {
 
 static void visit(stats *s, MlirOperation op, int depth, int loop_depth,
                   double trip, bool in_linalg) {
-  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  op_class tmp;
+  const op_class *cl = name_class(&s->names, op, &tmp);
   s->ops++;
-  s->kind[op_kind_id(n)]++;
+  s->kind[cl->kind]++;
   s->depth_max = fmax(s->depth_max, depth);
   s->depth_sum += depth;
   double nopd = (double)mlirOperationGetNumOperands(op);
@@ -210,23 +182,21 @@ static void visit(stats *s, MlirOperation op, int depth, int loop_depth,
   s->results_sum += nres;
   s->results_max = fmax(s->results_max, nres);
   s->attrs_sum += (double)mlirOperationGetNumAttributes(op);
-  s->funcs += name_is(n, "func.func");
-  s->calls += name_is(n, "func.call");
-  s->reductions += name_is(n, "vector.reduction") ||
-                   name_is(n, "vector.multi_reduction") ||
-                   name_is(n, "scf.reduce");
+  s->funcs += cl->func;
+  s->calls += cl->call;
+  s->reductions += cl->reduction;
   for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++)
     see_type(s, mlirValueGetType(mlirOperationGetResult(op, i)));
 
-  if (is_compute(n))
-    see_compute(s, op, n, trip, in_linalg);
-  see_access(s, op, n, trip);
-  bool linalg = name_has_prefix(n, "linalg.") &&
-                mlirOperationGetNumRegions(op) > 0;
+  if (cl->compute)
+    see_compute(s, op, cl, trip, in_linalg);
+  if (cl->access >= 0)
+    see_access(s, op, cl, trip);
+  bool linalg = cl->linalg && mlirOperationGetNumRegions(op) > 0;
   if (linalg && !in_linalg)
     see_linalg(s, op, trip);
 
-  int kind = loop_kind(n);
+  int kind = cl->loop;
   int acc_start = s->n_acc;
   double inner_trip = trip;
   if (kind != LOOP_NONE) {

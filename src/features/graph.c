@@ -86,35 +86,69 @@ static void add_edge(builder *g, int a, int b) {
   g->edges[g->n_edges++] = (edge){b, a};
 }
 
-// Pointer -> node id tables, sorted for binary search.
+// Pointer -> node id table: open addressing, linear probing, capacity a
+// power of two at least twice the entries.
 typedef struct {
-  const void *key;
-  int node;
-} entry;
+  const void **key; // (cap)
+  int *node;        // (cap)
+  size_t cap;
+} ptr_map;
 
-static int cmp_entry(const void *x, const void *y) {
-  const entry *a = x, *b = y;
-  return a->key < b->key ? -1 : a->key > b->key;
+static bool map_init(ptr_map *t, int n) {
+  t->cap = 16;
+  while (t->cap < 2 * (size_t)n)
+    t->cap *= 2;
+  t->key = calloc(t->cap, sizeof *t->key);
+  t->node = malloc(t->cap * sizeof *t->node);
+  return t->key && t->node;
 }
 
-static int lookup(const entry *t, int n, const void *key) {
-  int lo = 0, hi = n - 1;
-  while (lo <= hi) {
-    int mid = (lo + hi) / 2;
-    if (t[mid].key == key)
-      return t[mid].node;
-    if (t[mid].key < key)
-      lo = mid + 1;
-    else
-      hi = mid - 1;
-  }
+static size_t map_slot(const ptr_map *t, const void *key) {
+  uint64_t h = (uint64_t)(uintptr_t)key;
+  h ^= h >> 29;
+  h *= 0x9E3779B97F4A7C15ull;
+  return (size_t)(h >> 32) & (t->cap - 1);
+}
+
+static void map_put(ptr_map *t, const void *key, int node) {
+  size_t i = map_slot(t, key);
+  while (t->key[i] && t->key[i] != key)
+    i = (i + 1) & (t->cap - 1);
+  t->key[i] = key;
+  t->node[i] = node;
+}
+
+static int map_get(const ptr_map *t, const void *key) {
+  for (size_t i = map_slot(t, key); t->key[i]; i = (i + 1) & (t->cap - 1))
+    if (t->key[i] == key)
+      return t->node[i];
   return -1;
 }
 
-static int cmp_edge(const void *x, const void *y) {
-  const edge *a = x, *b = y;
-  return a->a != b->a ? (a->a > b->a) - (a->a < b->a)
-                      : (a->b > b->b) - (a->b < b->b);
+static void map_free(ptr_map *t) {
+  free(t->key);
+  free(t->node);
+}
+
+static int cmp_int(const void *x, const void *y) {
+  int a = *(const int *)x, b = *(const int *)y;
+  return (a > b) - (a < b);
+}
+
+// Sorts v (n) ascending: insertion sort for short rows, qsort otherwise.
+static void sort_row(int *v, int n) {
+  if (n > 24) {
+    qsort(v, (size_t)n, sizeof *v, cmp_int);
+    return;
+  }
+  for (int i = 1; i < n; i++) {
+    int x = v[i], j = i - 1;
+    while (j >= 0 && v[j] > x) {
+      v[j + 1] = v[j];
+      j--;
+    }
+    v[j + 1] = x;
+  }
 }
 
 // ----------------------------------------------------------------------------
@@ -129,9 +163,10 @@ static void type_features(float *x, MlirType t) {
   x[11] = mlirTypeIsATensor(t);
 }
 
-static void op_features(float *x, MlirOperation op, int depth) {
-  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-  x[0] = (float)op_kind_id(n);
+static void op_features(float *x, MlirOperation op, int depth,
+                        name_cache *names) {
+  op_class tmp;
+  x[0] = (float)name_class(names, op, &tmp)->kind;
   x[1] = 0;
   x[2] = (float)log1p((double)mlirOperationGetNumOperands(op));
   x[3] = (float)log1p((double)mlirOperationGetNumResults(op));
@@ -159,7 +194,7 @@ static void block_features(float *x, MlirBlock b, int depth) {
 // ----------------------------------------------------------------------------
 // build
 
-static mqss_status finish(builder *g, mqss_graph *out) {
+static mqss_status finish(builder *g, mqss_graph *out, name_cache *names) {
   int n = g->n_ops + g->n_blocks, d = MQSS_GRAPH_FEATURE_DIM;
   out->n_nodes = n;
   out->n_ops = g->n_ops;
@@ -171,7 +206,7 @@ static mqss_status finish(builder *g, mqss_graph *out) {
   if (!out->x || !out->row_ptr || !out->kind || !out->col)
     return MQSS_ERR_NOMEM;
   for (int i = 0; i < g->n_ops; i++) {
-    op_features(out->x + (size_t)i * d, g->ops[i].op, g->ops[i].depth);
+    op_features(out->x + (size_t)i * d, g->ops[i].op, g->ops[i].depth, names);
     out->kind[i] = (int)out->x[(size_t)i * d];
   }
   for (int k = 0; k < g->n_blocks; k++) {
@@ -180,18 +215,29 @@ static mqss_status finish(builder *g, mqss_graph *out) {
                    g->ops[g->blocks[k].owner].depth);
     out->kind[node] = -1;
   }
-  // Sort and deduplicate edges into CSR rows.
-  qsort(g->edges, (size_t)g->n_edges, sizeof *g->edges, cmp_edge);
-  int nnz = 0;
-  for (int e = 0; e < g->n_edges; e++) {
-    if (e && g->edges[e].a == g->edges[e - 1].a &&
-        g->edges[e].b == g->edges[e - 1].b)
-      continue;
-    out->col[nnz++] = g->edges[e].b;
+  // Bucket edges by source (counting sort), then sort and deduplicate each
+  // row: CSR rows in ascending neighbour order.
+  for (int e = 0; e < g->n_edges; e++)
     out->row_ptr[g->edges[e].a + 1]++;
-  }
   for (int i = 0; i < n; i++)
     out->row_ptr[i + 1] += out->row_ptr[i];
+  int *fill = malloc(((size_t)n + 1) * sizeof *fill);
+  if (!fill)
+    return MQSS_ERR_NOMEM;
+  memcpy(fill, out->row_ptr, (size_t)n * sizeof *fill);
+  for (int e = 0; e < g->n_edges; e++)
+    out->col[fill[g->edges[e].a]++] = g->edges[e].b;
+  free(fill);
+  int nnz = 0;
+  for (int i = 0; i < n; i++) {
+    int lo = out->row_ptr[i], hi = out->row_ptr[i + 1];
+    sort_row(out->col + lo, hi - lo);
+    out->row_ptr[i] = nnz;
+    for (int e = lo; e < hi; e++)
+      if (e == lo || out->col[e] != out->col[e - 1])
+        out->col[nnz++] = out->col[e];
+  }
+  out->row_ptr[n] = nnz;
   out->nnz = nnz;
   return MQSS_OK;
 }
@@ -211,29 +257,27 @@ mqss_status mqss_graph_build(const mqss_module *m, mqss_graph **out) {
   collect(&g, mlirModuleGetOperation(m->mod), 0, -1);
   mqss_status st = g.oom ? MQSS_ERR_NOMEM : MQSS_OK;
   // Lookup tables: op pointer -> node, block pointer -> node.
-  entry *ops = malloc(((size_t)g.n_ops + 1) * sizeof *ops);
-  entry *blocks = malloc(((size_t)g.n_blocks + 1) * sizeof *blocks);
-  if (!ops || !blocks)
+  ptr_map ops = {0}, blocks = {0};
+  if (st == MQSS_OK &&
+      (!map_init(&ops, g.n_ops) || !map_init(&blocks, g.n_blocks)))
     st = MQSS_ERR_NOMEM;
-  for (int i = 0; st == MQSS_OK && i < g.n_ops; i++)
-    ops[i] = (entry){g.ops[i].op.ptr, i};
-  for (int k = 0; st == MQSS_OK && k < g.n_blocks; k++)
-    blocks[k] = (entry){g.blocks[k].block.ptr, g.n_ops + k};
   if (st == MQSS_OK) {
-    qsort(ops, (size_t)g.n_ops, sizeof *ops, cmp_entry);
-    qsort(blocks, (size_t)g.n_blocks, sizeof *blocks, cmp_entry);
+    for (int i = 0; i < g.n_ops; i++)
+      map_put(&ops, g.ops[i].op.ptr, i);
+    for (int k = 0; k < g.n_blocks; k++)
+      map_put(&blocks, g.blocks[k].block.ptr, g.n_ops + k);
     for (int k = 0; k < g.n_blocks; k++) // block <-> op owning its region
       add_edge(&g, g.n_ops + k, g.blocks[k].owner);
     for (int i = 0; i < g.n_ops; i++) {
       MlirOperation op = g.ops[i].op;
       if (g.ops[i].block >= 0) // op <-> its block
         add_edge(&g, i, g.n_ops + g.ops[i].block);
-      for (intptr_t k = 0; k < mlirOperationGetNumOperands(op); k++) {
+      intptr_t n_opd = mlirOperationGetNumOperands(op);
+      for (intptr_t k = 0; k < n_opd; k++) {
         MlirValue v = mlirOperationGetOperand(op, k);
         int src = mlirValueIsAOpResult(v)
-                      ? lookup(ops, g.n_ops, mlirOpResultGetOwner(v).ptr)
-                      : lookup(blocks, g.n_blocks,
-                               mlirBlockArgumentGetOwner(v).ptr);
+                      ? map_get(&ops, mlirOpResultGetOwner(v).ptr)
+                      : map_get(&blocks, mlirBlockArgumentGetOwner(v).ptr);
         if (src >= 0) // producer <-> user
           add_edge(&g, src, i);
       }
@@ -241,11 +285,13 @@ mqss_status mqss_graph_build(const mqss_module *m, mqss_graph **out) {
     if (g.oom)
       st = MQSS_ERR_NOMEM;
   }
+  name_cache *names = st == MQSS_OK ? calloc(1, sizeof *names) : NULL;
   mqss_graph *graph = calloc(1, sizeof *graph);
-  if (st == MQSS_OK && (!graph || finish(&g, graph) != MQSS_OK))
+  if (st == MQSS_OK && (!graph || !names || finish(&g, graph, names) != MQSS_OK))
     st = MQSS_ERR_NOMEM;
-  free(ops);
-  free(blocks);
+  free(names);
+  map_free(&ops);
+  map_free(&blocks);
   builder_free(&g);
   if (st != MQSS_OK) {
     mqss_graph_destroy(graph);

@@ -323,3 +323,79 @@ int64_t attr_max_int(MlirOperation op, const char *name) {
   }
   return best;
 }
+
+// ----------------------------------------------------------------------------
+// op-name classes and their per-walk cache
+
+bool name_is_compute(MlirStringRef n) {
+  return (name_has_prefix(n, "arith.") && !name_is(n, "arith.constant") &&
+          !name_is(n, "arith.index_cast")) ||
+         name_has_prefix(n, "math.") || name_is(n, "vector.fma") ||
+         name_is(n, "vector.contract") || name_is(n, "vector.reduction");
+}
+
+// Operand index of the memref a load/store accesses, or -1 if not one.
+static int access_operand(MlirStringRef n, bool *store, bool *affine) {
+  static const struct {
+    const char *name;
+    int operand;
+    bool store, affine;
+  } table[] = {
+      {"memref.load", 0, false, false},  {"memref.store", 1, true, false},
+      {"affine.load", 0, false, true},   {"affine.store", 1, true, true},
+      {"vector.load", 0, false, false},  {"vector.store", 1, true, false},
+      {"vector.transfer_read", 0, false, false},
+      {"vector.transfer_write", 1, true, false},
+      {"affine.vector_load", 0, false, true},
+      {"affine.vector_store", 1, true, true},
+  };
+  *store = *affine = false;
+  for (size_t i = 0; i < sizeof table / sizeof *table; i++)
+    if (name_is(n, table[i].name)) {
+      *store = table[i].store;
+      *affine = table[i].affine;
+      return table[i].operand;
+    }
+  return -1;
+}
+
+void op_class_of(MlirStringRef n, op_class *c) {
+  memset(c, 0, sizeof *c);
+  c->kind = op_kind_id(n);
+  c->loop = loop_kind(n);
+  c->access = access_operand(n, &c->store, &c->affine);
+  c->compute = name_is_compute(n);
+  c->math = name_has_prefix(n, "math.");
+  c->div = name_contains(n, "div") || name_contains(n, "rem");
+  c->cmp = name_contains(n, "cmp") || name_is(n, "arith.select");
+  c->linalg = name_has_prefix(n, "linalg.");
+  c->func = name_is(n, "func.func");
+  c->call = name_is(n, "func.call");
+  c->reduction = name_is(n, "vector.reduction") ||
+                 name_is(n, "vector.multi_reduction") ||
+                 name_is(n, "scf.reduce");
+}
+
+const op_class *name_class(name_cache *c, MlirOperation op, op_class *tmp) {
+  MlirIdentifier id = mlirOperationGetName(op);
+  const void *key = id.ptr;
+  uintptr_t h = (uintptr_t)key;
+  h ^= h >> 17;
+  h *= 0x9E3779B97F4A7C15ull;
+  size_t i = (size_t)(h >> 56) & (NAME_CACHE_SIZE - 1);
+  for (int probe = 0; probe < NAME_CACHE_SIZE; probe++) {
+    if (c->key[i] == key)
+      return &c->val[i];
+    if (!c->key[i]) {
+      if (c->used >= NAME_CACHE_SIZE / 2)
+        break; // keep probes short: classify without caching
+      c->key[i] = key;
+      c->used++;
+      op_class_of(mlirIdentifierStr(id), &c->val[i]);
+      return &c->val[i];
+    }
+    i = (i + 1) & (NAME_CACHE_SIZE - 1);
+  }
+  op_class_of(mlirIdentifierStr(id), tmp);
+  return tmp;
+}

@@ -48,4 +48,35 @@ bool linalg_domain(MlirOperation op, linalg_info *li);
 // Largest entry of integer-array attribute `name`; 1 when absent.
 int64_t attr_max_int(MlirOperation op, const char *name);
 
+// ----------------------------------------------------------------------------
+// per-walk classification of op names
+
+// Everything the walks derive from an op's name alone.
+typedef struct {
+  int kind;           // op_kind_id
+  int loop;           // loop_kind
+  int access;         // operand index of an accessed memref, -1 if none
+  bool store, affine; // for accesses
+  bool compute, math, div, cmp, linalg, func, call, reduction;
+} op_class;
+
+// Classifies a name (string compares; callers go through name_cache).
+void op_class_of(MlirStringRef n, op_class *c);
+// True for ops counted as computation (arith except constants and casts,
+// math, vector fma/contract/reduction).
+bool name_is_compute(MlirStringRef n);
+
+// Open-addressed cache keyed by the interned name identifier of an op, so a
+// walk classifies each distinct op name once. Per call (stack or scratch),
+// never shared between threads. Zero-initialise.
+enum { NAME_CACHE_SIZE = 256 }; // power of two
+typedef struct {
+  const void *key[NAME_CACHE_SIZE];
+  op_class val[NAME_CACHE_SIZE];
+  int used;
+} name_cache;
+
+// The class of op's name; `tmp` holds it when the cache is full.
+const op_class *name_class(name_cache *c, MlirOperation op, op_class *tmp);
+
 #endif // MQSS_FEATURES_IRSCAN_H

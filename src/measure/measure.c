@@ -3,12 +3,21 @@
 // cache, and run the child's work (reference, compile, check, timed runs) in
 // the sandbox. The pieces live in entry.c, values.c, jit.c, compare.c,
 // sandbox.c and cache.c; this file only orchestrates.
+//
+// Reference outputs are kept per process (see "reference outputs, per
+// process" below): a checked measurement of a module whose reference was
+// already computed (same module hash, seed, entry and settings) compiles
+// and runs only the candidate.
+#define _GNU_SOURCE
 #include "measure.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 // ----------------------------------------------------------------------------
 // names and defaults
@@ -58,7 +67,194 @@ typedef struct {
   const mqss_measure_options *o;
   const entry_spec *e;
   const char *pipeline_b; // vs only
+  const outputs *ref;     // cached reference outputs, or NULL: compute them
+  int ref_fd;             // where a computed reference is written, or -1
 } job;
+
+// ----------------------------------------------------------------------------
+// reference outputs, per process
+//
+// The reference (the module through the finisher alone, run on the seeded
+// inputs) does not depend on the candidate pipeline, so it is computed once
+// per (module hash, entry, seed, opt level, runner/shared libraries, MLIR
+// version) and kept for the life of the process. The child that computes it
+// writes it to a memfd the parent created; the parent reads it back after
+// the child ends and publishes it. Entries are immutable once published and
+// never evicted (bounded by REF_MAX entries and REF_MAX_BYTES bytes; past
+// that, references are simply recomputed), so a later forked child can read
+// them through the copied address space and threads can share them.
+
+enum { REF_MAX = 256 };
+#define REF_MAX_BYTES ((size_t)256 << 20)
+#define REF_MAGIC 0x3146455253534d51ull // "QMSSREF1"
+
+typedef struct {
+  char *key;   // owned
+  outputs out; // owned
+} ref_entry;
+
+static pthread_mutex_t ref_lock = PTHREAD_MUTEX_INITIALIZER;
+static ref_entry ref_table[REF_MAX];
+static int ref_count; // published entries, under ref_lock
+static size_t ref_bytes;
+
+static void ref_key(mqss_module *m, const mqss_measure_options *o,
+                    const entry_spec *e, strbuf *key) {
+  sb_printf(key, "%016" PRIx64 ";entry=%s;seed=%" PRIu64 ";opt=%d;runner=%d;"
+            "libs=", mqss_module_hash(m), e->name, o->seed, o->opt_level,
+            !o->no_runner_libs);
+  for (int i = 0; i < o->num_shared_libs; i++)
+    sb_printf(key, "%s,", o->shared_libs[i]);
+  sb_printf(key, ";mlir=%s", mqss_mlir_version());
+}
+
+static const outputs *ref_find(const char *key) {
+  const outputs *found = NULL;
+  pthread_mutex_lock(&ref_lock);
+  for (int i = 0; i < ref_count && !found; i++)
+    if (strcmp(ref_table[i].key, key) == 0)
+      found = &ref_table[i].out;
+  pthread_mutex_unlock(&ref_lock);
+  return found;
+}
+
+// Takes ownership of *o (clears it) when it is published.
+static void ref_publish(const char *key, outputs *o, size_t bytes) {
+  pthread_mutex_lock(&ref_lock);
+  bool dup = false;
+  for (int i = 0; i < ref_count && !dup; i++)
+    dup = strcmp(ref_table[i].key, key) == 0;
+  char *k = dup || ref_count >= REF_MAX || ref_bytes + bytes > REF_MAX_BYTES
+                ? NULL
+                : strdup(key);
+  if (k) {
+    ref_table[ref_count].key = k;
+    ref_table[ref_count].out = *o;
+    memset(o, 0, sizeof *o);
+    ref_bytes += bytes;
+    ref_count++;
+  }
+  pthread_mutex_unlock(&ref_lock);
+}
+
+static bool write_fd(int fd, const void *p, size_t n) {
+  const char *c = p;
+  while (n > 0) {
+    ssize_t w = write(fd, c, n);
+    if (w <= 0)
+      return false;
+    c += w;
+    n -= (size_t)w;
+  }
+  return true;
+}
+
+// Blob: magic, total bytes, n; per output: et, count, what[48], data;
+// stdout length and text. All fields in host byte order.
+static void ref_write(int fd, const outputs *o) {
+  uint64_t total = 3 * sizeof(uint64_t);
+  for (int i = 0; i < o->n; i++)
+    total += 2 * sizeof(int64_t) + sizeof o->v[i].what +
+             (uint64_t)o->v[i].count * elem_size(o->v[i].et);
+  total += sizeof(uint64_t) + o->out.len;
+  uint64_t head[3] = {REF_MAGIC, total, (uint64_t)o->n};
+  bool ok = write_fd(fd, head, sizeof head);
+  for (int i = 0; ok && i < o->n; i++) {
+    int64_t f[2] = {o->v[i].et, o->v[i].count};
+    ok = write_fd(fd, f, sizeof f) &&
+         write_fd(fd, o->v[i].what, sizeof o->v[i].what) &&
+         write_fd(fd, o->v[i].data,
+                  (size_t)o->v[i].count * elem_size(o->v[i].et));
+  }
+  uint64_t len = o->out.len;
+  if (ok && write_fd(fd, &len, sizeof len) && len)
+    write_fd(fd, o->out.data, len);
+}
+
+// Parses a blob the child wrote; false (and nothing kept) when it is absent
+// or incomplete (the child died while writing).
+static bool ref_read(int fd, outputs *o, size_t *bytes) {
+  memset(o, 0, sizeof *o);
+  off_t size = lseek(fd, 0, SEEK_END);
+  if (size < (off_t)(3 * sizeof(uint64_t)))
+    return false;
+  unsigned char *buf = malloc((size_t)size);
+  if (!buf || pread(fd, buf, (size_t)size, 0) != (ssize_t)size) {
+    free(buf);
+    return false;
+  }
+  uint64_t head[3];
+  memcpy(head, buf, sizeof head);
+  size_t at = sizeof head, n = (size_t)size;
+  bool ok = head[0] == REF_MAGIC && head[1] == n && head[2] <= 2 * MAX_VALUES;
+  for (uint64_t i = 0; ok && i < head[2]; i++) {
+    int64_t f[2];
+    output_buf *b = &o->v[o->n];
+    ok = at + sizeof f + sizeof b->what <= n;
+    if (!ok)
+      break;
+    memcpy(f, buf + at, sizeof f);
+    at += sizeof f;
+    ok = f[0] >= ET_F32 && f[0] <= ET_INDEX && f[1] >= 0;
+    if (!ok)
+      break;
+    b->et = (elem_type)f[0];
+    b->count = f[1];
+    memcpy(b->what, buf + at, sizeof b->what);
+    b->what[sizeof b->what - 1] = 0;
+    at += sizeof b->what;
+    size_t len = (size_t)f[1] * elem_size(b->et);
+    ok = at + len <= n && (b->data = malloc(len ? len : 1));
+    if (!ok)
+      break;
+    memcpy(b->data, buf + at, len);
+    at += len;
+    o->n++;
+  }
+  uint64_t len = 0;
+  ok = ok && at + sizeof len <= n;
+  if (ok) {
+    memcpy(&len, buf + at, sizeof len);
+    at += sizeof len;
+    ok = at + len == n;
+  }
+  if (ok && len)
+    sb_append(&o->out, (const char *)buf + at, len);
+  free(buf);
+  if (!ok)
+    outputs_free(o);
+  *bytes = n;
+  return ok;
+}
+
+// Before the sandbox: the cached reference for this job, or a memfd for the
+// child to write a fresh one to (-1 when checking is off or none can be
+// made; then the reference is computed and not kept).
+static void ref_prepare(job *j, mqss_module *m, const mqss_measure_options *o,
+                        const entry_spec *e, strbuf *key) {
+  j->ref = NULL;
+  j->ref_fd = -1;
+  if (!o->check_reference || o->compile_only)
+    return;
+  ref_key(m, o, e, key);
+  j->ref = ref_find(key->data);
+  if (!j->ref)
+    j->ref_fd = memfd_create("mqss-reference", MFD_CLOEXEC);
+}
+
+// After the sandbox: publishes what the child wrote; closes the memfd.
+static void ref_collect(job *j, const strbuf *key) {
+  if (j->ref_fd < 0)
+    return;
+  outputs o;
+  size_t bytes = 0;
+  if (ref_read(j->ref_fd, &o, &bytes)) {
+    ref_publish(key->data, &o, bytes);
+    outputs_free(&o);
+  }
+  close(j->ref_fd);
+  j->ref_fd = -1;
+}
 
 // Runs the module through the finisher alone and records its outputs.
 static bool reference_outputs(const job *j, call_args *a, outputs *ref,
@@ -75,6 +271,8 @@ static bool reference_outputs(const job *j, call_args *a, outputs *ref,
   child_report_stage(STAGE_REF_OFFSET + STAGE_RUN);
   run_once(&rc, a, ref);
   compiled_free(&rc);
+  if (j->ref_fd >= 0) // for the parent's per-process reference table
+    ref_write(j->ref_fd, ref);
   return true;
 }
 
@@ -130,16 +328,23 @@ static void measure_child(void *user, void *reply, size_t size) {
     set_message(r, "out_of_memory: cannot allocate the inputs of @%s", j->e->name);
     goto done;
   }
-  if (j->o->check_reference && !reference_outputs(j, &a, &ref, r))
+  bool checked = j->o->check_reference && !j->o->compile_only;
+  if (checked && !j->ref && !reference_outputs(j, &a, &ref, r))
     goto done;
+  const outputs *want = !checked ? NULL : j->ref ? j->ref : &ref;
   if (!compile_variant(j->m, j->o->pipeline, j->o, j->e, 0, &c, r))
     goto done;
   if (j->o->code_size) {
     child_report_stage(STAGE_CODE_SIZE);
     r->text_bytes = text_bytes(c.mod, j->o->opt_level);
   }
+  if (j->o->compile_only) { // compile-time samples: nothing is run
+    r->status = MQSS_MEASURE_OK;
+    child_report_stage(STAGE_DONE);
+    goto done;
+  }
   child_report_stage(STAGE_RUN);
-  if (!check_run(j, &c, &a, j->o->check_reference ? &ref : NULL, r))
+  if (!check_run(j, &c, &a, want, r))
     goto done;
   for (int i = 0; i < j->o->warmup; i++)
     run_once(&c, &a, NULL);
@@ -156,6 +361,8 @@ static void measure_child(void *user, void *reply, size_t size) {
   r->status = MQSS_MEASURE_OK;
   child_report_stage(STAGE_DONE);
 done:
+  if (!j->o->no_sandbox)
+    return; // a sandbox child: _exit returns it all, without COW faults
   free(times);
   compiled_free(&c);
   outputs_free(&ref);
@@ -178,11 +385,12 @@ static void vs_child(void *user, void *reply, size_t size) {
     v->a.status = v->b.status = MQSS_MEASURE_OUT_OF_MEMORY;
     goto done;
   }
-  if (j->o->check_reference && !reference_outputs(j, &a, &ref, &v->a)) {
+  if (j->o->check_reference && !j->ref &&
+      !reference_outputs(j, &a, &ref, &v->a)) {
     v->b = v->a;
     goto done;
   }
-  const outputs *want = j->o->check_reference ? &ref : NULL;
+  const outputs *want = !j->o->check_reference ? NULL : j->ref ? j->ref : &ref;
   bool oka = compile_variant(j->m, j->o->pipeline, j->o, j->e, 0, &ca, &v->a);
   bool okb = compile_variant(j->m, j->pipeline_b, j->o, j->e, 0, &cb, &v->b);
   child_report_stage(STAGE_RUN);
@@ -211,6 +419,8 @@ static void vs_child(void *user, void *reply, size_t size) {
             &v->ratio_mad);
   v->a.status = v->b.status = MQSS_MEASURE_OK;
 done:
+  if (!j->o->no_sandbox)
+    return; // a sandbox child: _exit returns it all, without COW faults
   free(t);
   compiled_free(&ca);
   compiled_free(&cb);
@@ -262,6 +472,8 @@ static void cache_key(mqss_module *m, const mqss_measure_options *o,
   for (int i = 0; i < o->num_shared_libs; i++)
     sb_printf(key, "%s,", o->shared_libs[i]);
   sb_printf(key, ";mlir=%s", mqss_mlir_version());
+  if (o->compile_only) // appended only when set: older keys stay valid
+    sb_printf(key, ";compile_only");
 }
 
 // Outcomes that depend on the machine's load or limits are not cached.
@@ -294,10 +506,14 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
       goto done;
     }
   }
-  job j = {m, o, &e, NULL};
+  job j = {m, o, &e, NULL, NULL, -1};
+  strbuf rkey = {0};
+  ref_prepare(&j, m, o, &e, &rkey);
   bool replied;
   mqss_measure_result reply;
   st = sandbox_run(s, o, measure_child, &j, &reply, sizeof reply, &replied, out);
+  ref_collect(&j, &rkey);
+  sb_free(&rkey);
   if (st != MQSS_OK)
     goto done;
   if (replied)
@@ -328,10 +544,14 @@ mqss_status mqss_measure_vs(mqss_module *m, const mqss_measure_options *o,
   sb_free(&canon);
   if (!ok_a || !ok_b)
     return MQSS_OK;
-  job j = {m, o, &e, pipeline_b};
+  job j = {m, o, &e, pipeline_b, NULL, -1};
+  strbuf rkey = {0};
+  ref_prepare(&j, m, o, &e, &rkey);
   bool replied;
   mqss_measure_vs_result reply;
   st = sandbox_run(s, o, vs_child, &j, &reply, sizeof reply, &replied, &out->a);
+  ref_collect(&j, &rkey);
+  sb_free(&rkey);
   if (st != MQSS_OK)
     return st;
   if (replied)

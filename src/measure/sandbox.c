@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -144,11 +145,50 @@ static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
   fn(user, reply, reply_size);
   write_all(reply_fd, "R", 1);
   write_all(reply_fd, reply, reply_size);
+  // Close the pipe before exiting: the parent sees EOF now, not after the
+  // kernel has torn down this copy of a large address space.
+  close(reply_fd);
   _exit(0);
 }
 
 // ----------------------------------------------------------------------------
 // parent side
+
+// Children that replied but had not finished exiting when the parent was
+// done with them: reaped later (WNOHANG) instead of waiting for their
+// address-space teardown. Another waitpid(-1) in the host may reap them
+// first; that is harmless.
+enum { MAX_EXITING = 64 };
+static pthread_mutex_t exiting_lock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t exiting[MAX_EXITING];
+static int n_exiting;
+
+static void reap_exiting(void) {
+  pthread_mutex_lock(&exiting_lock);
+  int k = 0;
+  for (int i = 0; i < n_exiting; i++) {
+    pid_t r = waitpid(exiting[i], NULL, WNOHANG);
+    if (r == 0)
+      exiting[k++] = exiting[i]; // still exiting
+  }
+  n_exiting = k;
+  pthread_mutex_unlock(&exiting_lock);
+}
+
+// Reaps `pid` now if it has exited, else remembers it (or, with the list
+// full, waits for it).
+static void reap_later(pid_t pid) {
+  if (waitpid(pid, NULL, WNOHANG) != 0)
+    return;
+  pthread_mutex_lock(&exiting_lock);
+  bool kept = n_exiting < MAX_EXITING;
+  if (kept)
+    exiting[n_exiting++] = pid;
+  pthread_mutex_unlock(&exiting_lock);
+  if (!kept)
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+      ;
+}
 
 static void read_child(int fd, int pid, int timeout_ms, strbuf *data,
                        bool *timed_out) {
@@ -249,6 +289,7 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
     return fail(s, MQSS_ERR_INTERNAL, "measure: cannot create a pipe or a "
                 "temporary file: %s", strerror(errno));
   }
+  reap_exiting();
   fflush(NULL); // or the child would flush our buffered output a second time
   pid_t pid = fork();
   if (pid < 0) {
@@ -268,10 +309,6 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
   bool timed_out = false;
   read_child(p[0], pid, o->timeout_ms, &data, &timed_out);
   close(p[0]);
-  int wst = 0;
-  while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
-    ;
-
   int stage = STAGE_START;
   bool oom = false;
   uint64_t oom_size = 0;
@@ -292,8 +329,14 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
       break; // truncated record: the child died mid-write
     }
   }
-  if (!*replied)
+  if (*replied) {
+    reap_later(pid); // its status is not needed: it replied
+  } else {
+    int wst = 0;
+    while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
+      ;
     classify_death(o, wst, timed_out, stage, oom, oom_size, errf, r);
+  }
   sb_free(&data);
   fclose(errf);
   return MQSS_OK;

@@ -1,5 +1,6 @@
-// mqss_policy_select: the decision loop. Each step runs the network on a
-// private working copy of the module, takes the greedy (or sampled) action,
+// mqss_policy_select: the decision loop. Each step runs the network on the
+// current module (the caller's, read-only, until an action applies; then a
+// private working copy), takes the greedy (or sampled) action,
 // and applies it to the copy; STOP ends the loop. Actions whose pipeline
 // fails on the copy, or that would complete a sequence recorded as bad for
 // this module, are masked and the step is retried. It does not measure or
@@ -17,7 +18,7 @@ void mqss_select_options_init(mqss_select_options *o) {
 
 // Chooses one decision for `work`. Returns the catalog index (or -1 with an
 // error set), fills d.
-static int choose(const mqss_policy *p, mqss_module *work, const int *hist,
+static int choose(const mqss_policy *p, const mqss_module *work, const int *hist,
                   int n_hist, int max_steps, const uint8_t *ban,
                   nn_rng *rng, policy_scratch *sc, mqss_decision *d,
                   mqss_status *rc) {
@@ -65,19 +66,22 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
     return fail(s, MQSS_ERR_IO, "cannot read '%s/bad_sequences.jsonl'",
                 opts->cache_dir);
   mqss_selection *sel = selection_new(p->catalog);
-  mqss_module *work = mqss_module_clone(module);
+  // The caller's module is read until the first action applies; from then
+  // on `work` is a private copy (no up-front clone).
+  mqss_module *work = NULL;
+  const mqss_module *cur = module;
   int *hist = calloc((size_t)max_steps + 1, sizeof *hist);
   uint8_t ban[NN_MAX_ACTIONS + 1];
   policy_scratch sc = {0};
   mqss_status rc = MQSS_OK;
-  if (!sel || !work || !hist)
+  if (!sel || !hist)
     rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
   int stop = mqss_catalog_stop(p->catalog);
   for (int step = 0; rc == MQSS_OK && step < max_steps; step++) {
     memset(ban, 0, sizeof ban);
     for (;;) { // retry the step until an action applies (STOP always does)
       mqss_decision d;
-      int a = choose(p, work, hist, step, max_steps, ban,
+      int a = choose(p, cur, hist, step, max_steps, ban,
                      opts->sample ? &rng : NULL, &sc, &d, &rc);
       if (a < 0)
         break;
@@ -92,7 +96,7 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
       }
       bool is_bad = badlog_completes(&bad, sel->step, sel->n, text);
       free(text);
-      mqss_module *next = is_bad ? NULL : mqss_module_clone(work);
+      mqss_module *next = is_bad ? NULL : mqss_module_clone(cur);
       if (!is_bad && !next) {
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
         break;
@@ -103,7 +107,7 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
         continue;
       }
       mqss_module_destroy(work);
-      work = next;
+      cur = work = next;
       hist[step] = a;
       if (selection_push(sel, &d) != MQSS_OK)
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
