@@ -53,8 +53,9 @@ mqss_status mqss_env_create(mqss_session *s, const mqss_catalog *c,
   e->n_actions = mqss_catalog_size(c);
   e->history = calloc((size_t)e->opts.max_steps, sizeof *e->history);
   e->mask = calloc((size_t)e->n_actions, 1);
+  e->noop = calloc((size_t)e->n_actions, 1);
   e->ema = NAN;
-  if (!e->history || !e->mask || (e->opts.measure.cache_path && !e->cache_path) ||
+  if (!e->history || !e->mask || !e->noop || (e->opts.measure.cache_path && !e->cache_path) ||
       (e->opts.measure.entry && !e->entry)) {
     mqss_env_destroy(e);
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
@@ -81,6 +82,8 @@ static void clear_episode(mqss_env *e) {
   e->current = e->original = NULL;
   e->graph = NULL;
   sb_clear(&e->pipeline);
+  if (e->noop)
+    memset(e->noop, 0, (size_t)e->n_actions);
 }
 
 void mqss_env_destroy(mqss_env *e) {
@@ -91,6 +94,7 @@ void mqss_env_destroy(mqss_env *e) {
   sb_free(&e->notice);
   free(e->history);
   free(e->mask);
+  free(e->noop);
   free(e->bases);
   free(e->cache_path);
   free(e->entry);
@@ -190,6 +194,11 @@ static mqss_status get_baseline(mqss_env *e, const mqss_env_baseline *given) {
 
 static mqss_status observe(mqss_env *e, mqss_env_obs *obs) {
   e->n_allowed = mqss_action_mask(e->current, e->catalog, NULL, e->mask);
+  for (int i = 0; i < e->n_actions; i++) // repeating a no-op gets nowhere
+    if (e->noop[i] && e->mask[i]) {
+      e->mask[i] = 0;
+      e->n_allowed--;
+    }
   mqss_graph_destroy(e->graph);
   e->graph = NULL;
   if (!obs)
@@ -323,9 +332,21 @@ mqss_status mqss_env_step(mqss_env *e, const mqss_decision *d,
       e->current = backup;
       r = e->opts.step_fail_penalty;
     } else {
+      // A parameterless action that changed nothing will change nothing
+      // until something else does: mask it until then, and leave it out of
+      // the episode's pipeline.
+      bool same = mqss_module_hash(backup) == mqss_module_hash(e->current);
       mqss_module_destroy(backup);
       info->status = MQSS_STEP_APPLIED;
-      append_fragment(&e->pipeline, p);
+      if (same && a->n_params == 0) {
+        e->noop[d->action] = 1;
+        snprintf(info->reason, sizeof info->reason,
+                 "no change: masked until the IR changes");
+      } else {
+        if (!same)
+          memset(e->noop, 0, (size_t)e->n_actions);
+        append_fragment(&e->pipeline, p);
+      }
       e->targeted |= d->target != NULL;
       e->apply_ms += info->apply_ms;
       double after = mqss_env_static_cost(e->current);

@@ -34,6 +34,8 @@ struct mqss_env {
   double apply_ms;           // sum of apply times of applied decisions
   double cost0, cost;        // static cost at reset, and now
   uint8_t *mask;             // (n_actions)
+  uint8_t *noop;             // (n_actions) 1: applied since the IR last
+                             // changed and changed nothing; masked out
   int n_allowed;
   mqss_graph *graph;
   // across episodes
