@@ -332,13 +332,13 @@ mqss_status mqss_env_step(mqss_env *e, const mqss_decision *d,
       e->current = backup;
       r = e->opts.step_fail_penalty;
     } else {
-      // A parameterless action that changed nothing will change nothing
-      // until something else does: mask it until then, and leave it out of
-      // the episode's pipeline.
+      // An action that changed nothing is masked until something else
+      // changes the IR (with other parameters it might act, but the policy
+      // learns little from retrying), and stays out of the pipeline.
       bool same = mqss_module_hash(backup) == mqss_module_hash(e->current);
       mqss_module_destroy(backup);
       info->status = MQSS_STEP_APPLIED;
-      if (same && a->n_params == 0) {
+      if (same) {
         e->noop[d->action] = 1;
         snprintf(info->reason, sizeof info->reason,
                  "no change: masked until the IR changes");

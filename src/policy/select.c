@@ -3,8 +3,10 @@
 // private working copy), takes the greedy (or sampled) action,
 // and applies it to the copy; STOP ends the loop. Actions whose pipeline
 // fails on the copy, or that would complete a sequence recorded as bad for
-// this module, are masked and the step is retried. It does not measure or
-// compile anything (guard.c).
+// this module, are masked and the step is retried. An action that changes
+// nothing takes its step, stays out of the selection, and is masked until
+// the IR changes, as in the training environment (env.c). It
+// does not measure or compile anything (guard.c).
 #include "policy/policy.h"
 
 #include <stdlib.h>
@@ -71,14 +73,14 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
   mqss_module *work = NULL;
   const mqss_module *cur = module;
   int *hist = calloc((size_t)max_steps + 1, sizeof *hist);
-  uint8_t ban[NN_MAX_ACTIONS + 1];
+  uint8_t ban[NN_MAX_ACTIONS + 1], noop[NN_MAX_ACTIONS + 1] = {0};
   policy_scratch sc = {0};
   mqss_status rc = MQSS_OK;
   if (!sel || !hist)
     rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
   int stop = mqss_catalog_stop(p->catalog);
   for (int step = 0; rc == MQSS_OK && step < max_steps; step++) {
-    memset(ban, 0, sizeof ban);
+    memcpy(ban, noop, sizeof ban);
     for (;;) { // retry the step until an action applies (STOP always does)
       mqss_decision d;
       int a = choose(p, cur, hist, step, max_steps, ban,
@@ -106,9 +108,15 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
         ban[a] = 1; // masked for this step; choose again
         continue;
       }
+      hist[step] = a;
+      if (mqss_module_hash(next) == mqss_module_hash(cur)) {
+        mqss_module_destroy(next);
+        noop[a] = 1;
+        break;
+      }
+      memset(noop, 0, sizeof noop);
       mqss_module_destroy(work);
       cur = work = next;
-      hist[step] = a;
       if (selection_push(sel, &d) != MQSS_OK)
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
       break;
