@@ -152,6 +152,12 @@ static void print_table(FILE *o, const eval_row *rows, int n, const eval_agg *a)
             r->in->file, r->in->family ? r->in->family : "(unknown)", r->status,
             b[0], b[1], b[2], c, sz, r->decision_ms, r->n_decisions);
   }
+  fprintf(o, "\nchosen pipelines (then the finisher):\n");
+  for (int i = 0; i < n; i++) {
+    const char *p = rows[i].policy_pipeline;
+    fprintf(o, "  %-28.28s %s\n", rows[i].in->file,
+            p && !eval_pipeline_empty(p) ? p : "(none: the reference)");
+  }
   char g[3][32];
   x_or_na(g[0], 32, a->geo_baseline);
   x_or_na(g[1], 32, a->geo_reference);
