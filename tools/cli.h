@@ -20,6 +20,12 @@ typedef struct {
 // Prints "mqss: <message>" to stderr and returns 1 (the exit code).
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+// Parses `v`, the value of option `flag` of command `cmd`, as an integer in
+// [lo, hi]. On failure prints "mqss: CMD: FLAG expects an integer in [LO,
+// HI], got 'V'" and returns false.
+bool cli_parse_int(const char *cmd, const char *flag, const char *v, long lo,
+                   long hi, long *out);
+
 // True when argv holds -h or --help.
 bool cli_wants_help(int argc, char **argv);
 

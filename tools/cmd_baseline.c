@@ -2,16 +2,28 @@
 // family's hand-tuned pipeline (data/baselines.yaml) and writes
 // baseline.json: {module: {comp_time, run_time, size, family, pipeline,
 // status[, ref_run_time]}}, times in ms. With --check it only verifies that
-// each pipeline parses, runs and finishes on its modules. The measuring is
-// mqss_measure()'s; this file only loops, takes medians and prints.
+// each pipeline parses, runs and finishes on its modules.
+//
+// Modules are measured in parallel by the rollout pool (src/rl/pool.h): one
+// task per module, run in a child forked from one of --workers workers, so a
+// module that crashes the harness costs only its own record. The JSON is
+// written in manifest order whatever order the tasks finish in. The
+// measuring itself is mqss_measure()'s; this file only schedules, takes
+// medians and prints.
 #include "cli.h"
+#include "rl/pool.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
-enum { COMPILE_SAMPLES = 5 };
+// The sandbox limit of one measurement is generous (default 300 s, not
+// mqss_measure's 30 s): tiled NLP modules JIT-compile for 10-15 s each on a
+// loaded 2-core machine, and a baseline that times out is useless to train
+// against. A task (one module, 5 compilations) may take TASK_TIMEOUT_MS.
+enum { COMPILE_SAMPLES = 5, TASK_TIMEOUT_MS = 30 * 60 * 1000 };
 
 // Default baselines file, relative to the working directory (the repo root).
 #define MQSS_DEFAULT_BASELINES "data/baselines.yaml"
@@ -38,42 +50,67 @@ static void dir_of(const char *path, char *out, size_t cap) {
     snprintf(out, cap, "%.*s", (int)(slash - path), path);
 }
 
+// One manifest line to measure.
 typedef struct {
-  const char *pipeline;
-  const char *cache;
-  bool vs_reference;
-} baseline_cfg;
+  char file[512];
+  char family[64];
+  const char *pipeline; // borrowed from the baselines table
+} job_entry;
 
-// Measures one module; adds its JSON object to `root`. Returns false when
-// the measurement was not ok.
-static bool measure_one(mqss_module *m, const char *name, const char *family,
-                        const baseline_cfg *cfg, cJSON *root) {
+// What a task sends back: plain data, one record per module.
+typedef struct {
+  int ok;           // measured ok (or, with --check, pipeline + finisher ok)
+  int harness;      // nonzero: the harness itself failed (status "harness_error")
+  int has_times;    // comp_time/run_time/size are set
+  int has_ref;      // ref_run_time is set
+  char status[32];  // mqss_measure_status_name(), or "check_failed"
+  double comp_time, run_time, ref_run_time; // ms
+  double size;                              // .text bytes
+  char message[1100];
+} baseline_rec;
+
+typedef struct {
+  mqss_session *s;
+  const char *dir;
+  const job_entry *jobs;
+  const char *cache;
+  bool vs_reference, check;
+  int timeout_ms; // per measurement
+} task_ctx;
+
+// ----------------------------------------------------------------------------
+// one module (runs in a pool task child)
+
+// Fills `rec` from the measurement of `m` under `pipe`.
+static void measure_one(mqss_module *m, const char *pipe, const task_ctx *t,
+                        baseline_rec *rec) {
   mqss_measure_options o;
   mqss_measure_options_init(&o);
-  o.pipeline = cfg->pipeline;
+  o.pipeline = pipe;
   o.warmup = 3;
   o.repeat = 10;
-  o.cache_path = cfg->cache;
+  o.cache_path = t->cache;
+  o.timeout_ms = t->timeout_ms;
   mqss_measure_result r;
-  cJSON *obj = cJSON_AddObjectToObject(root, name);
-  cJSON_AddStringToObject(obj, "family", family);
-  cJSON_AddStringToObject(obj, "pipeline", cfg->pipeline);
   if (mqss_measure(m, &o, &r) != MQSS_OK) {
-    cJSON_AddStringToObject(obj, "status", "harness_error");
-    cli_error("baseline: %s: %s", name, mqss_errmsg(mqss_module_session(m)));
-    return false;
+    rec->harness = 1;
+    snprintf(rec->status, sizeof rec->status, "harness_error");
+    snprintf(rec->message, sizeof rec->message, "%s",
+             mqss_errmsg(mqss_module_session(m)));
+    return;
   }
-  cJSON_AddStringToObject(obj, "status", mqss_measure_status_name(r.status));
+  snprintf(rec->status, sizeof rec->status, "%s",
+           mqss_measure_status_name(r.status));
   if (r.status != MQSS_MEASURE_OK) {
-    cJSON_AddStringToObject(obj, "message", r.message);
-    return false;
+    snprintf(rec->message, sizeof rec->message, "%s", r.message);
+    return;
   }
-  // comp_time: median of 5 compilations (the measured one + 4 compile-only).
-  double comp[COMPILE_SAMPLES];
+  // comp_time: median of 5 compilations, the checked one plus 4
+  // compile-only samples (no reference, no runs, no sizing, not cached).
+  double comp[COMPILE_SAMPLES]; // (COMPILE_SAMPLES,) ms
   comp[0] = r.compile_ms;
   mqss_measure_options c = o;
-  c.warmup = 0;
-  c.repeat = 1;
+  c.compile_only = 1;
   c.check_reference = 0;
   c.code_size = 0;
   c.no_cache = 1;
@@ -83,19 +120,153 @@ static bool measure_one(mqss_module *m, const char *name, const char *family,
     if (mqss_measure(m, &c, &cr) == MQSS_OK && cr.status == MQSS_MEASURE_OK)
       comp[n++] = cr.compile_ms;
   }
-  cJSON_AddNumberToObject(obj, "comp_time", median(comp, n));
-  cJSON_AddNumberToObject(obj, "run_time", r.run_ms_median);
-  cJSON_AddNumberToObject(obj, "size", (double)r.text_bytes);
-  if (cfg->vs_reference) {
+  rec->ok = 1;
+  rec->has_times = 1;
+  rec->comp_time = median(comp, n);
+  rec->run_time = r.run_ms_median;
+  rec->size = (double)r.text_bytes;
+  if (t->vs_reference) {
     mqss_measure_options ro = o;
     ro.pipeline = NULL;
     ro.check_reference = 0;
     ro.code_size = 0;
     mqss_measure_result rr;
-    if (mqss_measure(m, &ro, &rr) == MQSS_OK && rr.status == MQSS_MEASURE_OK)
-      cJSON_AddNumberToObject(obj, "ref_run_time", rr.run_ms_median);
+    if (mqss_measure(m, &ro, &rr) == MQSS_OK && rr.status == MQSS_MEASURE_OK) {
+      rec->has_ref = 1;
+      rec->ref_run_time = rr.run_ms_median;
+    }
   }
-  return true;
+}
+
+static void baseline_task(void *user, const void *params, size_t plen,
+                          const void *task, size_t tlen, pool_emit_fn emit,
+                          void *emit_ctx) {
+  (void)params;
+  (void)plen;
+  (void)tlen;
+  const task_ctx *t = user;
+  const job_entry *j = &t->jobs[*(const int *)task];
+  baseline_rec rec;
+  memset(&rec, 0, sizeof rec);
+  char path[2048];
+  snprintf(path, sizeof path, "%s/%s", t->dir, j->file);
+  mqss_module *m = NULL;
+  if (mqss_module_parse_file(t->s, path, &m) != MQSS_OK) {
+    snprintf(rec.status, sizeof rec.status, "parse_error");
+    snprintf(rec.message, sizeof rec.message, "%s", mqss_errmsg(t->s));
+  } else if (t->check) {
+    mqss_module *c = mqss_module_clone(m);
+    rec.ok = c && (!*j->pipeline ||
+                   mqss_module_run_pipeline(c, j->pipeline) == MQSS_OK) &&
+             mqss_module_finish(c) == MQSS_OK;
+    snprintf(rec.status, sizeof rec.status, rec.ok ? "ok" : "check_failed");
+    if (!rec.ok)
+      snprintf(rec.message, sizeof rec.message, "%s", mqss_errmsg(t->s));
+    mqss_module_destroy(c);
+  } else {
+    measure_one(m, j->pipeline, t, &rec);
+  }
+  mqss_module_destroy(m);
+  emit(emit_ctx, &rec, sizeof rec);
+}
+
+// ----------------------------------------------------------------------------
+// the parent: collect records, report progress
+
+typedef struct {
+  const job_entry *jobs;
+  baseline_rec *recs; // (njobs,)
+  int *have;          // (njobs,) 1 once a record arrived
+  int finished, total;
+} collect_ctx;
+
+static void on_record(void *ctx, int index, const void *rec, size_t len) {
+  collect_ctx *c = ctx;
+  if (len == sizeof(baseline_rec)) {
+    memcpy(&c->recs[index], rec, len);
+    c->have[index] = 1;
+  }
+}
+
+static void on_done(void *ctx, int index, task_status status, int sig) {
+  collect_ctx *c = ctx;
+  baseline_rec *r = &c->recs[index];
+  if (!c->have[index]) { // the task died before sending its record
+    memset(r, 0, sizeof *r);
+    r->harness = 1;
+    snprintf(r->status, sizeof r->status, "harness_error");
+    snprintf(r->message, sizeof r->message,
+             "the baseline task %s (signal %d); rerun this module alone with "
+             "'mqss measure'",
+             status == TASK_TIMEOUT ? "timed out" : "died", sig);
+    c->have[index] = 1;
+  }
+  c->finished++;
+  if (r->message[0] && !r->ok)
+    cli_error("baseline: %s: %s", c->jobs[index].file, r->message);
+  fprintf(stderr, "[%d/%d] %s %s %s run %.3f ms\n", c->finished, c->total,
+          c->jobs[index].file, c->jobs[index].family, r->status,
+          r->has_times ? r->run_time : -1.0);
+}
+
+// Adds module `j`'s object to `root` (the documented record format).
+static void add_json(cJSON *root, const job_entry *j, const baseline_rec *r) {
+  cJSON *obj = cJSON_AddObjectToObject(root, j->file);
+  cJSON_AddStringToObject(obj, "family", j->family);
+  cJSON_AddStringToObject(obj, "pipeline", j->pipeline);
+  cJSON_AddStringToObject(obj, "status", r->status);
+  if (!r->ok && r->message[0])
+    cJSON_AddStringToObject(obj, "message", r->message);
+  if (r->has_times) {
+    cJSON_AddNumberToObject(obj, "comp_time", r->comp_time);
+    cJSON_AddNumberToObject(obj, "run_time", r->run_time);
+    cJSON_AddNumberToObject(obj, "size", r->size);
+  }
+  if (r->has_ref)
+    cJSON_AddNumberToObject(obj, "ref_run_time", r->ref_run_time);
+}
+
+// ----------------------------------------------------------------------------
+// manifest
+
+// Reads the manifest's module lines into *out (malloc'ed). Lines that do not
+// parse or name a family without a baseline are reported and counted in
+// *bad.
+static int read_manifest(FILE *mf, const char *manifest, const char *yaml,
+                         const mqss_baselines *b, int limit, job_entry **out,
+                         int *bad) {
+  char line[1024];
+  int n = 0, cap = 0, lineno = 0;
+  job_entry *jobs = NULL;
+  while (fgets(line, sizeof line, mf) && (limit < 0 || n < limit)) {
+    lineno++;
+    if (line[0] == '#' || line[0] == '\n')
+      continue;
+    job_entry e;
+    if (sscanf(line, "%511s %63s", e.file, e.family) != 2) {
+      cli_error("%s:%d: expected 'FILE<TAB>FAMILY...'", manifest, lineno);
+      (*bad)++;
+      continue;
+    }
+    if (!(e.pipeline = mqss_baselines_pipeline(b, e.family))) {
+      cli_error("%s:%d: family '%s' has no entry in '%s'", manifest, lineno,
+                e.family, yaml);
+      (*bad)++;
+      continue;
+    }
+    if (n == cap) {
+      cap = cap ? 2 * cap : 64;
+      job_entry *grown = realloc(jobs, (size_t)cap * sizeof *jobs);
+      if (!grown) {
+        free(jobs);
+        return -1;
+      }
+      jobs = grown;
+    }
+    jobs[n++] = e;
+  }
+  *out = jobs;
+  return n;
 }
 
 // ----------------------------------------------------------------------------
@@ -105,7 +276,9 @@ int cmd_baseline(int argc, char **argv) {
   const char *manifest = NULL, *out = NULL, *cache = NULL;
   const char *yaml = MQSS_DEFAULT_BASELINES;
   bool check = false, vs_ref = false;
-  int limit = -1;
+  int limit = -1, timeout_ms = 300000;
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  int workers = online > 0 ? (int)online : 1;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     bool has = i + 1 < argc;
@@ -117,7 +290,17 @@ int cmd_baseline(int argc, char **argv) {
       cache = argv[++i];
     else if (!strcmp(a, "--limit") && has)
       limit = atoi(argv[++i]);
-    else if (!strcmp(a, "--check"))
+    else if (!strcmp(a, "--workers") && has) {
+      workers = atoi(argv[++i]);
+      if (workers < 1 || workers > 256)
+        return cli_error("baseline: --workers must be 1-256, got '%s'",
+                         argv[i]);
+    } else if (!strcmp(a, "--timeout") && has) {
+      timeout_ms = atoi(argv[++i]);
+      if (timeout_ms < 1)
+        return cli_error("baseline: --timeout must be a positive number of "
+                         "ms, got '%s'", argv[i]);
+    } else if (!strcmp(a, "--check"))
       check = true;
     else if (!strcmp(a, "--vs-reference"))
       vs_ref = true;
@@ -145,54 +328,46 @@ int cmd_baseline(int argc, char **argv) {
     mqss_session_destroy(s);
     return rc;
   }
-  char dir[1024], line[1024], path[2048];
-  dir_of(manifest, dir, sizeof dir);
-  cJSON *root = cJSON_CreateObject();
-  int done = 0, failed = 0, lineno = 0;
-  while (fgets(line, sizeof line, mf) && (limit < 0 || done < limit)) {
-    lineno++;
-    if (line[0] == '#' || line[0] == '\n')
-      continue;
-    char file[512], family[64];
-    if (sscanf(line, "%511s %63s", file, family) != 2) {
-      cli_error("%s:%d: expected 'FILE<TAB>FAMILY...'", manifest, lineno);
-      failed++;
-      continue;
-    }
-    const char *pipe = mqss_baselines_pipeline(b, family);
-    if (!pipe) {
-      cli_error("%s:%d: family '%s' has no entry in '%s'", manifest, lineno,
-                family, yaml);
-      failed++;
-      continue;
-    }
-    snprintf(path, sizeof path, "%s/%s", dir, file);
-    mqss_module *m = NULL;
-    bool ok = mqss_module_parse_file(s, path, &m) == MQSS_OK;
-    if (!ok) {
-      cli_error("%s", mqss_errmsg(s));
-    } else if (check) {
-      mqss_module *c = mqss_module_clone(m);
-      ok = c && (!*pipe || mqss_module_run_pipeline(c, pipe) == MQSS_OK) &&
-           mqss_module_finish(c) == MQSS_OK;
-      if (!ok)
-        cli_error("%s: %s", file, mqss_errmsg(s));
-      mqss_module_destroy(c);
-    } else {
-      baseline_cfg cfg = {pipe, cache, vs_ref};
-      ok = measure_one(m, file, family, &cfg, root);
-      cJSON *o = cJSON_GetObjectItem(root, file);
-      cJSON *rt = cJSON_GetObjectItem(o, "run_time");
-      cJSON *st = cJSON_GetObjectItem(o, "status");
-      fprintf(stderr, "[%d] %s %s %s run %.3f ms\n", done + 1, file, family,
-              st ? st->valuestring : "?", rt ? rt->valuedouble : -1.0);
-    }
-    mqss_module_destroy(m);
-    failed += !ok;
-    done++;
-  }
+  int bad = 0;
+  job_entry *jobs = NULL;
+  int n = read_manifest(mf, manifest, yaml, b, limit, &jobs, &bad);
   fclose(mf);
+  char dir[1024];
+  dir_of(manifest, dir, sizeof dir);
+  baseline_rec *recs = calloc((size_t)n + 1, sizeof *recs);
+  int *have = calloc((size_t)n + 1, sizeof *have), *ids = calloc((size_t)n + 1, sizeof *ids);
+  const void **tasks = calloc((size_t)n + 1, sizeof *tasks);
+  size_t *lens = calloc((size_t)n + 1, sizeof *lens);
   int rc = 0;
+  if (n < 0 || !recs || !have || !ids || !tasks || !lens) {
+    rc = cli_error("out of memory");
+    goto out;
+  }
+  for (int i = 0; i < n; i++) {
+    ids[i] = i;
+    tasks[i] = &ids[i];
+    lens[i] = sizeof ids[i];
+  }
+  if (workers > n && n > 0)
+    workers = n;
+  task_ctx tc = {s, dir, jobs, cache, vs_ref, check, timeout_ms};
+  collect_ctx cc = {jobs, recs, have, 0, n};
+  pool_options po = {workers, 0, TASK_TIMEOUT_MS};
+  worker_pool *pool = NULL;
+  if (n > 0 && (pool_create(s, &po, baseline_task, &tc, &pool) != MQSS_OK ||
+                pool_run(pool, n, tasks, lens, on_record, on_done, &cc) !=
+                    MQSS_OK)) {
+    rc = cli_error("baseline: %s", mqss_errmsg(s));
+    pool_destroy(pool);
+    goto out;
+  }
+  pool_destroy(pool);
+  int failed = bad;
+  cJSON *root = cJSON_CreateObject();
+  for (int i = 0; i < n; i++) {
+    failed += !recs[i].ok;
+    add_json(root, &jobs[i], &recs[i]);
+  }
   if (!check) {
     char *text = cJSON_Print(root);
     FILE *f = text ? fopen(out, "w") : NULL;
@@ -202,10 +377,20 @@ int cmd_baseline(int argc, char **argv) {
       rc = cli_error("cannot write '%s'", out);
     free(text);
   }
-  printf("%s: %d modules, %d ok, %d failed\n", check ? "check" : "baseline",
-         done, done - failed, failed);
   cJSON_Delete(root);
+  printf("%s: %d modules, %d ok, %d failed (%d workers)\n",
+         check ? "check" : "baseline", n + bad, n + bad - failed, failed,
+         workers);
+  if (!rc && failed)
+    rc = 1;
+out:
+  free(jobs);
+  free(recs);
+  free(have);
+  free(ids);
+  free(tasks);
+  free(lens);
   mqss_baselines_destroy(b);
   mqss_session_destroy(s);
-  return rc ? rc : failed ? 1 : 0;
+  return rc;
 }

@@ -22,17 +22,6 @@ typedef struct {
   eval_settings set;
 } eval_args;
 
-static bool parse_int(const char *flag, const char *v, long lo, long hi, int *out) {
-  char *end;
-  long x = strtol(v, &end, 10);
-  if (!*v || *end || x < lo || x > hi) {
-    cli_error("eval: %s expects an integer in [%ld, %ld], got '%s'", flag, lo, hi, v);
-    return false;
-  }
-  *out = (int)x;
-  return true;
-}
-
 static bool parse_args(int argc, char **argv, eval_args *a) {
   mqss_measure_options_init(&a->set.measure);
   a->set.measure.warmup = 2;
@@ -60,8 +49,10 @@ static bool parse_args(int argc, char **argv, eval_args *a) {
 #define INT(name, lo, hi, field)                                               \
   if (!strcmp(f, name)) {                                                      \
     VALUE();                                                                   \
-    if (!parse_int(name, v, lo, hi, &a->field))                                \
+    long x_;                                                                   \
+    if (!cli_parse_int("eval", name, v, lo, hi, &x_))                          \
       return false;                                                            \
+    a->field = (int)x_;                                                        \
     continue;                                                                  \
   }
     STR("--policy", policy)

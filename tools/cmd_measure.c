@@ -18,18 +18,6 @@ typedef struct {
   mqss_measure_options o;
 } measure_args;
 
-static bool parse_int(const char *flag, const char *v, long lo, long hi, long *out) {
-  char *end;
-  long x = strtol(v, &end, 10);
-  if (!*v || *end || x < lo || x > hi) {
-    cli_error("measure: %s expects an integer in [%ld, %ld], got '%s'", flag, lo,
-              hi, v);
-    return false;
-  }
-  *out = x;
-  return true;
-}
-
 static bool parse_args(int argc, char **argv, measure_args *a) {
   mqss_measure_options_init(&a->o);
   for (int i = 1; i < argc; i++) {
@@ -46,7 +34,7 @@ static bool parse_args(int argc, char **argv, measure_args *a) {
 #define INT_FLAG(name, lo, hi, field)                                          \
   if (!strcmp(f, name)) {                                                      \
     NEED_VALUE                                                                 \
-    if (!parse_int(name, v, lo, hi, &x))                                       \
+    if (!cli_parse_int("measure", name, v, lo, hi, &x))                        \
       return false;                                                            \
     a->o.field = (int)x;                                                       \
     continue;                                                                  \

@@ -17,19 +17,6 @@ typedef struct {
   mqss_search_options o;
 } search_args;
 
-static bool parse_long(const char *flag, const char *v, long lo, long hi,
-                       long *out) {
-  char *end;
-  long x = strtol(v, &end, 10);
-  if (!*v || *end || x < lo || x > hi) {
-    cli_error("search: %s expects an integer in [%ld, %ld], got '%s'", flag, lo,
-              hi, v);
-    return false;
-  }
-  *out = x;
-  return true;
-}
-
 static bool parse_args(int argc, char **argv, search_args *a) {
   mqss_search_options_init(&a->o);
   for (int i = 1; i < argc; i++) {
@@ -46,7 +33,7 @@ static bool parse_args(int argc, char **argv, search_args *a) {
 #define INT_FLAG(name, lo, hi, field)                                          \
   if (!strcmp(f, name)) {                                                      \
     NEED_VALUE                                                                 \
-    if (!parse_long(name, v, lo, hi, &x))                                      \
+    if (!cli_parse_int("search", name, v, lo, hi, &x))                         \
       return false;                                                            \
     a->o.field = (int)x;                                                       \
     continue;                                                                  \

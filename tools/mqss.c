@@ -5,6 +5,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int cmd_help(int argc, char **argv);
@@ -307,6 +308,19 @@ int cli_error(const char *fmt, ...) {
   fputc('\n', stderr);
   va_end(ap);
   return 1;
+}
+
+bool cli_parse_int(const char *cmd, const char *flag, const char *v, long lo,
+                   long hi, long *out) {
+  char *end;
+  long x = strtol(v, &end, 10);
+  if (!*v || *end || x < lo || x > hi) {
+    cli_error("%s: %s expects an integer in [%ld, %ld], got '%s'", cmd, flag,
+              lo, hi, v);
+    return false;
+  }
+  *out = x;
+  return true;
 }
 
 bool cli_wants_help(int argc, char **argv) {

@@ -8,6 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "mqss/mqss.h"
 
 #include <math.h>
@@ -17,17 +19,6 @@
 
 static const char *CATALOG = MQSS_SOURCE_DIR "/data/catalog.yaml";
 
-static int setup(void **state) {
-  mqss_session *s = NULL;
-  assert_int_equal(mqss_session_create(&s), MQSS_OK);
-  *state = s;
-  return 0;
-}
-
-static int teardown(void **state) {
-  mqss_session_destroy(*state);
-  return 0;
-}
 
 static mqss_catalog *load(mqss_session *s, const char *path) {
   mqss_catalog *c = NULL;
@@ -297,16 +288,16 @@ static void test_scoped_apply(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test_setup_teardown(test_shipped_catalog, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_every_pipeline_runs, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_shipped_catalog, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_every_pipeline_runs, session_setup,
+                                      session_teardown),
       cmocka_unit_test(test_param_map),
-      cmocka_unit_test_setup_teardown(test_pipeline_text, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_add_action_by_editing, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_errors_name_location, setup,
-                                      teardown),
-      cmocka_unit_test_setup_teardown(test_scoped_apply, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_pipeline_text, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_add_action_by_editing, session_setup,
+                                      session_teardown),
+      cmocka_unit_test_setup_teardown(test_errors_name_location, session_setup,
+                                      session_teardown),
+      cmocka_unit_test_setup_teardown(test_scoped_apply, session_setup, session_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

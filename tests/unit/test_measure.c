@@ -13,6 +13,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "check.h"
+
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
@@ -34,17 +36,6 @@
 #define INPUTS MQSS_SOURCE_DIR "/tests/lit/Inputs/"
 #define EXAMPLES MQSS_SOURCE_DIR "/examples/"
 
-static int setup(void **state) {
-  mqss_session *s = NULL;
-  assert_int_equal(mqss_session_create(&s), MQSS_OK);
-  *state = s;
-  return 0;
-}
-
-static int teardown(void **state) {
-  mqss_session_destroy(*state);
-  return 0;
-}
 
 static mqss_module *parse_text(mqss_session *s, const char *text) {
   mqss_module *m = NULL;
@@ -511,7 +502,7 @@ int main(void) {
       cmocka_unit_test(test_defaults_and_names),
       cmocka_unit_test(test_compare_printed),
       cmocka_unit_test(test_compare_buffers),
-#define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
+#define T(name) cmocka_unit_test_setup_teardown(name, session_setup, session_teardown)
       T(test_entry_convention),
       T(test_entry_unsupported),
       T(test_inputs_deterministic),

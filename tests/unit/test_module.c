@@ -19,17 +19,6 @@ static const char *ADD = "func.func @add(%a: i32, %b: i32) -> i32 {\n"
                          "  return %c : i32\n"
                          "}\n";
 
-static int setup(void **state) {
-  mqss_session *s = NULL;
-  assert_int_equal(mqss_session_create(&s), MQSS_OK);
-  *state = s;
-  return 0;
-}
-
-static int teardown(void **state) {
-  mqss_session_destroy(*state);
-  return 0;
-}
 
 static mqss_module *parse(mqss_session *s, const char *text) {
   mqss_module *m = NULL;
@@ -181,15 +170,15 @@ int main(void) {
       cmocka_unit_test(test_strerror),
       cmocka_unit_test(test_versions),
       cmocka_unit_test(test_destroy_null),
-      cmocka_unit_test_setup_teardown(test_parse_error_location, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_parse_string_uses_length, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_verifier_error_is_parse_error, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_parse_file_location, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_pipeline_ok_and_print, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_unknown_pass, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_pass_failure, setup, teardown),
-      cmocka_unit_test_setup_teardown(test_clone_and_hash, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_parse_error_location, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_parse_string_uses_length, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_verifier_error_is_parse_error, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_missing_file, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_parse_file_location, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_pipeline_ok_and_print, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_unknown_pass, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_pass_failure, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_clone_and_hash, session_setup, session_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

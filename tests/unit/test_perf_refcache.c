@@ -10,23 +10,14 @@
 
 #include <cmocka.h>
 
+#include "check.h"
+
 #include "mqss/mqss.h"
 
 #include <string.h>
 
 #define INPUTS MQSS_SOURCE_DIR "/tests/lit/Inputs/"
 
-static int setup(void **state) {
-  mqss_session *s = NULL;
-  assert_int_equal(mqss_session_create(&s), MQSS_OK);
-  *state = s;
-  return 0;
-}
-
-static int teardown(void **state) {
-  mqss_session_destroy(*state);
-  return 0;
-}
 
 static mqss_module *parse_path(mqss_session *s, const char *path) {
   mqss_module *m = NULL;
@@ -103,9 +94,9 @@ static void test_reference_keyed_by_seed_and_module(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_reused_reference_catches_miscompile,
-                                      setup, teardown),
+                                      session_setup, session_teardown),
       cmocka_unit_test_setup_teardown(test_reference_keyed_by_seed_and_module,
-                                      setup, teardown),
+                                      session_setup, session_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
