@@ -223,6 +223,8 @@ typedef struct {
   int code_size;          ///< nonzero: compute text_bytes (default 1)
   int no_sandbox;         ///< nonzero: run in this process, no fork or limits
                           ///< (benchmarks and debugging only; a crash kills you)
+  int compile_only;       ///< nonzero: compile (and size) only: no reference,
+                          ///< no runs; status OK means it compiled (default 0)
 } mqss_measure_options;
 
 /// Fills `opts` with the defaults documented on each field.
