@@ -1,38 +1,35 @@
 #!/usr/bin/env bash
-# `make demo`: lower every example to the LLVM dialect with the finisher, run
-# it with MLIR's JIT runner, and print a table. Until a trained policy ships
-# (see the issues), this is the main job: it shows that any input module goes
-# all the way to runnable code.
+# `make demo`: the main job on the shipped default policy. Generates a small
+# sample corpus (one module per workload family of a few), lets the policy
+# choose a pipeline for each, measures it against the family's hand-tuned
+# baseline and the reference in interleaved pairs, with outputs checked, and
+# prints the table. Then compiles one module to an object file through the
+# guard. Takes a few minutes on 2 cores.
 set -euo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
 mqss="$build/mqss"
-runner=/usr/lib/llvm-19/bin/mlir-cpu-runner
-libs=/usr/lib/llvm-19/lib/libmlir_runner_utils.so,/usr/lib/llvm-19/lib/libmlir_c_runner_utils.so
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+policy="$root/models/default.safetensors"
+out="$build/demo"
+rm -rf "$out"
+mkdir -p "$out"
 
 "$mqss" version
-printf '\n%-50s %6s %8s  %s\n' example steps run_ms "first output line"
-ok=0 total=0
-for f in "$root"/examples/*.mlir; do
-  name=$(basename "$f" .mlir)
-  total=$((total + 1))
-  if ! "$mqss" opt "$f" --finish --print-finish -o "$tmp/$name.ll.mlir" 2>"$tmp/$name.err"; then
-    printf '%-50s %6s %8s  %s\n' "$name" - - "FAILED: $(head -c 120 "$tmp/$name.err")"
-    continue
-  fi
-  steps=$(sed -n 's/^finish: //p' "$tmp/$name.err" | tr ',' '\n' | grep -c .)
-  t0=$(date +%s%N)
-  if "$runner" "$tmp/$name.ll.mlir" -e main -entry-point-result=void -shared-libs="$libs" \
-       >"$tmp/$name.out" 2>&1; then
-    ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-    first=$(grep -v 'base@' "$tmp/$name.out" | head -1 | cut -c1-60)
-    printf '%-50s %6d %8d  %s\n' "$name" "$steps" "$ms" "$first"
-    ok=$((ok + 1))
-  else
-    printf '%-50s %6d %8s  %s\n' "$name" "$steps" - "RUN FAILED: $(head -c 120 "$tmp/$name.out")"
-  fi
-done
-printf '\n%d of %d examples lowered to LLVM and ran.\n' "$ok" "$total"
-[ "$ok" -eq "$total" ]
+echo "policy: $policy"
+echo
+echo "== a sample corpus: one module of each of 8 families (seed 0)"
+"$mqss" corpus gen --out "$out/corpus" --count 8 --seed 0 --min-lines 1 \
+  --families matmul_chain,mlp,softmax,attention,poly_blas2,poly_stencil,conv2d,spmv
+
+echo
+echo "== select + measure: the policy's pipeline vs the family baseline and the reference"
+"$mqss" eval --policy "$policy" --manifest "$out/corpus/manifest.tsv" \
+  --pairs 5 --warmup 1 --cache-dir "$out/cache" --out "$out/report"
+
+echo
+echo "== compile with the guard (falls back to the baseline if the output differs)"
+first=$(grep -v '^#' "$out/corpus/manifest.tsv" | head -1 | cut -f1)
+"$mqss" compile "$out/corpus/$first" --policy "$policy" --guard -o "$out/$first.o"
+ls -l "$out/$first.o"
+echo
+echo "report: $out/report/report.html (and report.md, PNG plots)"

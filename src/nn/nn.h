@@ -367,7 +367,7 @@ typedef struct {
   char mlir_version[32];     // e.g. "19.1.7"
   uint64_t feature_hash;     // hash of the state/graph feature layout
   uint64_t catalog_hash;     // hash of the action catalog
-  char train_config[256];    // training config (name or path)
+  char train_config[4096];   // training config: its path and every key=value
   char train_commit[64];     // source commit of the trainer
   char train_date[32];       // ISO-8601 date of the run
   long long train_steps;     // PPO updates taken

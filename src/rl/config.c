@@ -156,6 +156,24 @@ static mqss_status key_error(mqss_session *s, const char *path,
   return st;
 }
 
+void train_config_format(const train_config *c, char *buf, size_t n) {
+  size_t at = 0;
+  buf[0] = '\0';
+  for (int i = 0; i < NKEYS && at < n; i++) {
+    const char *field = (const char *)c + keys[i].offset;
+    int w;
+    if (keys[i].type == K_STRING)
+      w = snprintf(buf + at, n - at, "%s%s=%s", i ? " " : "", keys[i].name, field);
+    else if (keys[i].type == K_INT)
+      w = snprintf(buf + at, n - at, "%s%s=%d", i ? " " : "", keys[i].name,
+                   *(const int *)field);
+    else
+      w = snprintf(buf + at, n - at, "%s%s=%g", i ? " " : "", keys[i].name,
+                   (double)*(const float *)field);
+    at += w > 0 ? (size_t)w : 0;
+  }
+}
+
 // ----------------------------------------------------------------------------
 // the tree walk
 

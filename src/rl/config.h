@@ -46,6 +46,10 @@ typedef struct {
 // Fills `c` with the defaults (those of data/train_config.yaml).
 void train_config_defaults(train_config *c);
 
+// Writes every key as "key=value" separated by spaces into buf (n bytes,
+// truncated to fit): the configuration recorded in a policy's metadata.
+void train_config_format(const train_config *c, char *buf, size_t n);
+
 // Loads `path` over the defaults. Unknown keys, wrong types and values out of
 // range fail with MQSS_ERR_INVALID_ARG and a message naming file:line:col and
 // the key, and saying what is allowed.

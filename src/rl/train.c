@@ -152,9 +152,12 @@ static mqss_status export_policy(mqss_session *s, const train_options *o,
                        .catalog_hash = mqss_catalog_hash(cat),
                        .train_steps = st->iteration};
   snprintf(meta.mlir_version, sizeof meta.mlir_version, "%s", mqss_mlir_version());
-  snprintf(meta.train_config, sizeof meta.train_config, "%s (%lld env steps, %.0f s)",
+  char keys[3800];
+  train_config_format(o->cfg, keys, sizeof keys);
+  snprintf(meta.train_config, sizeof meta.train_config,
+           "%s (%lld env steps, %.0f s): %s",
            o->config_path ? o->config_path : "defaults", (long long)st->env_steps,
-           st->elapsed_s);
+           st->elapsed_s, keys);
   snprintf(meta.train_commit, sizeof meta.train_commit, "%s",
            o->commit ? o->commit : "unknown");
   time_t now = time(NULL);

@@ -14,6 +14,7 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 static char path[64];
 
@@ -89,6 +90,22 @@ static void test_errors(void **state) {
   expect_error(state, "rl:\n  batch_size: 512\n", "rl.batch_size (512) exceeds rl.rollout_steps (256)");
 }
 
+static void test_format_lists_every_key(void **state) {
+  (void)state;
+  train_config c;
+  train_config_defaults(&c);
+  c.lr = 0.001f;
+  char buf[4096];
+  train_config_format(&c, buf, sizeof buf);
+  assert_contains(buf, "rl.algorithm=ppo rl.num_workers=2 ");
+  assert_contains(buf, " rl.lr=0.001 ");
+  assert_contains(buf, " env.target_device=host ");
+  assert_contains(buf, " policy.arch=gnn policy.hidden=128");
+  char small[16];
+  train_config_format(&c, small, sizeof small); // truncates, stays a string
+  assert_int_equal(strlen(small), sizeof small - 1);
+}
+
 static void test_missing_file(void **state) {
   train_config c;
   assert_int_equal(train_config_load(*state, "/nonexistent.yaml", &c), MQSS_ERR_IO);
@@ -100,6 +117,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_shipped_file_matches_defaults, setup, teardown),
       cmocka_unit_test_setup_teardown(test_overrides, setup, teardown),
       cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
+      cmocka_unit_test(test_format_lists_every_key),
       cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
