@@ -8,6 +8,7 @@ cd "$(dirname "$0")/.."
 BUILD=${1:-build}
 REPEATS=${2:-3}
 MQSS=$BUILD/mqss
+. bench/common.sh
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
@@ -42,7 +43,7 @@ median() { sort -g "$1" | awk '{a[NR]=$1} END{print (NR%2)?a[(NR+1)/2]:(a[NR/2]+
 E1=$(median "$TMP/eps-1")
 E2=$(median "$TMP/eps-2")
 echo "machine: $(uname -srm), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores"
-echo "commit: $(git rev-parse --short HEAD 2>/dev/null || echo unknown)$(test -z "$(git status --porcelain 2>/dev/null | head -1)" || echo +dirty)"
+echo "commit: $COMMIT"
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "rollout: 12 modules (6 families), max 4 steps, 48 steps/iteration, no cache, $REPEATS runs x 3 iterations"
 printf 'workers  episodes/s (median)\n'
