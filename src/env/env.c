@@ -232,6 +232,7 @@ mqss_status mqss_env_reset(mqss_env *e, const mqss_module *module,
   if (st != MQSS_OK)
     return st;
   e->cost0 = e->cost = mqss_env_static_cost(e->current);
+  e->current_hash = mqss_module_hash(e->current);
   return observe(e, obs);
 }
 
@@ -335,7 +336,9 @@ mqss_status mqss_env_step(mqss_env *e, const mqss_decision *d,
       // An action that changed nothing is masked until something else
       // changes the IR (with other parameters it might act, but the policy
       // learns little from retrying), and stays out of the pipeline.
-      bool same = mqss_module_hash(backup) == mqss_module_hash(e->current);
+      uint64_t h = mqss_module_hash(e->current);
+      bool same = h == e->current_hash;
+      e->current_hash = h;
       mqss_module_destroy(backup);
       info->status = MQSS_STEP_APPLIED;
       if (same) {

@@ -79,6 +79,8 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
   if (!sel || !hist)
     rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
   int stop = mqss_catalog_stop(p->catalog);
+  uint64_t cur_hash = 0; // hash of `cur`, once known
+  bool have_hash = false;
   for (int step = 0; rc == MQSS_OK && step < max_steps; step++) {
     memcpy(ban, noop, sizeof ban);
     for (;;) { // retry the step until an action applies (STOP always does)
@@ -109,7 +111,12 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
         continue;
       }
       hist[step] = a;
-      if (mqss_module_hash(next) == mqss_module_hash(cur)) {
+      uint64_t next_hash = mqss_module_hash(next);
+      if (!have_hash) { // the caller's module, hashed once
+        cur_hash = mqss_module_hash(cur);
+        have_hash = true;
+      }
+      if (next_hash == cur_hash) {
         mqss_module_destroy(next);
         noop[a] = 1;
         break;
@@ -117,6 +124,7 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
       memset(noop, 0, sizeof noop);
       mqss_module_destroy(work);
       cur = work = next;
+      cur_hash = next_hash;
       if (selection_push(sel, &d) != MQSS_OK)
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
       break;

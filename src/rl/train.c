@@ -191,10 +191,12 @@ static mqss_status collect(trainer *tr, float epsilon, wave_stats *ws) {
   episode_ctx *ec = train_setup_episodes(tr->setup);
   double avg_len = cfg->max_steps / 2.0;
   while (tr->rb.n < cfg->rollout_steps) {
+    // One big wave rather than a trickle of small ones: a wave ends with
+    // workers idle while the last episodes finish, so aim 25% past what is
+    // missing, in whole rounds of the workers, within the buffer.
     int remaining = cfg->rollout_steps - tr->rb.n;
-    int E = (int)ceil(remaining / (avg_len > 1 ? avg_len : 1));
-    if (E < tr->workers)
-      E = tr->workers;
+    int E = (int)ceil(1.25 * remaining / (avg_len > 1 ? avg_len : 1));
+    E = (E + tr->workers - 1) / tr->workers * tr->workers;
     if (E > (tr->rb.cap - tr->rb.n) / cfg->max_steps)
       E = (tr->rb.cap - tr->rb.n) / cfg->max_steps;
     episode_task *tasks = calloc((size_t)E, sizeof *tasks);
@@ -319,7 +321,7 @@ mqss_status train_run(mqss_session *s, train_setup *setup,
     tr.workers = cfg->num_workers;
   }
   if (st == MQSS_OK &&
-      rb_init(&tr.rb, tr.m, cfg->rollout_steps + tr.workers * cfg->max_steps) != 0)
+      rb_init(&tr.rb, tr.m, 2 * cfg->rollout_steps + tr.workers * cfg->max_steps) != 0)
     st = fail(s, MQSS_ERR_NOMEM, "out of memory");
   bool stop = false;
   int last = cfg->iterations;

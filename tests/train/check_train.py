@@ -132,7 +132,7 @@ def main():
         check(sa == sb, f"resumed logs differ:\n{sa}\n{sb}")
 
     # 3. SIGKILL mid-run, then resume
-    cfg = config("killed", 6)
+    cfg = config("killed", 20) # long enough not to finish before the kill
     log = os.path.join(TMP, "killed")
     p = subprocess.Popen([MQSS, "train", "--config", cfg, "--log-dir", log],
                          stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -156,7 +156,7 @@ def main():
                        if l.startswith("iteration ")), -1)
     check(resumed_at >= done_rows - 1,
           f"resume restarted at iteration {resumed_at} after {done_rows} were logged")
-    check([int(x["iteration"]) for x in rows("killed")] == list(range(6)),
+    check([int(x["iteration"]) for x in rows("killed")] == list(range(20)),
           f"logs after resume: {[x['iteration'] for x in rows('killed')]}")
 
     # 4. crashing episodes
