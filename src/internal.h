@@ -23,6 +23,9 @@ void sb_vprintf(strbuf *sb, const char *fmt, va_list ap);
 void sb_printf(strbuf *sb, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void sb_clear(strbuf *sb);
+// Appends the whole file at `path`; false (errno set) when it cannot be
+// opened or read. On success sb->data is non-NULL, even for an empty file.
+bool sb_read_file(strbuf *sb, const char *path);
 void sb_free(strbuf *sb);
 // MLIR string callback that appends to the strbuf passed as user data.
 void sb_mlir_callback(MlirStringRef s, void *user);

@@ -117,6 +117,10 @@ mqss_status eval_module(const mqss_policy *policy, mqss_module *m,
                         const eval_settings *s, eval_row *row);
 void eval_row_free(eval_row *row);
 
+// Returns the contents of the file at `path` (NUL-terminated, malloc'ed;
+// *len its length when len is not NULL), or NULL when it cannot be read.
+char *eval_read_file(const char *path, size_t *len);
+
 // Treats "", NULL and "builtin.module()" as the empty pipeline.
 bool eval_pipeline_empty(const char *p);
 

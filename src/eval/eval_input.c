@@ -16,18 +16,12 @@
 // ----------------------------------------------------------------------------
 // helpers
 
-static char *read_all(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
+char *eval_read_file(const char *path, size_t *len) {
   strbuf sb = {0};
-  char buf[65536];
-  size_t k;
-  while ((k = fread(buf, 1, sizeof buf, f)) > 0)
-    sb_append(&sb, buf, k);
-  fclose(f);
-  if (!sb.data)
-    sb_append(&sb, "", 0);
+  if (!sb_read_file(&sb, path)) {
+    sb_free(&sb);
+    return NULL;
+  }
   if (len)
     *len = sb.len;
   return sb.data;
@@ -192,7 +186,7 @@ mqss_status eval_inputs_resolve(mqss_session *s, eval_inputs *in,
                                 const char *baseline_json) {
   cJSON *root = NULL;
   if (baseline_json) {
-    char *text = read_all(baseline_json, NULL);
+    char *text = eval_read_file(baseline_json, NULL);
     if (!text)
       return fail(s, MQSS_ERR_IO, "cannot read '%s': %s", baseline_json,
                   strerror(errno));
@@ -258,12 +252,12 @@ int eval_search_load(const char *dir, const char *file, eval_search_info *out,
   memset(out, 0, sizeof *out);
   char path[4096];
   snprintf(path, sizeof path, "%s/%s.json", dir, file);
-  char *text = read_all(path, NULL);
+  char *text = eval_read_file(path, NULL);
   if (!text) {
     size_t len = strlen(file);
     if (len > 5 && !strcmp(file + len - 5, ".mlir")) {
       snprintf(path, sizeof path, "%s/%.*s.json", dir, (int)(len - 5), file);
-      text = read_all(path, NULL);
+      text = eval_read_file(path, NULL);
     }
   }
   if (!text)

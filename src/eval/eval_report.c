@@ -197,19 +197,6 @@ char *eval_base64(const unsigned char *d, size_t len) {
 // ----------------------------------------------------------------------------
 // plots
 
-static char *slurp(const char *path, size_t *len) {
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return NULL;
-  strbuf sb = {0};
-  char buf[65536];
-  size_t k;
-  while ((k = fread(buf, 1, sizeof buf, f)) > 0)
-    sb_append(&sb, buf, k);
-  fclose(f);
-  *len = sb.len;
-  return sb.data;
-}
 
 // Writes the data files and runs gnuplot on the script it writes.
 static mqss_status plots(mqss_session *s, const char *dir, const eval_row *rows,
@@ -462,7 +449,7 @@ static void html_img(FILE *f, const char *dir, const char *name, const char *alt
   char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
   size_t len = 0;
-  char *png = slurp(path, &len);
+  char *png = eval_read_file(path, &len);
   char *b64 = png ? eval_base64((const unsigned char *)png, len) : NULL;
   if (b64)
     fprintf(f, "<figure><img alt=\"%s\" src=\"data:image/png;base64,%s\"></figure>\n",

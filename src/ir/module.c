@@ -71,22 +71,13 @@ mqss_status mqss_module_parse_file(mqss_session *s, const char *path,
              : MQSS_ERR_INVALID_ARG;
   *out = NULL;
   diag_reset(s, path);
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return fail(s, MQSS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
   strbuf text = {0};
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    sb_append(&text, chunk, n);
-  bool err = ferror(f);
-  fclose(f);
-  if (err) {
+  if (!sb_read_file(&text, path)) {
+    int err = errno;
     sb_free(&text);
-    return fail(s, MQSS_ERR_IO, "cannot read '%s'", path);
+    return fail(s, MQSS_ERR_IO, "cannot open '%s': %s", path, strerror(err));
   }
-  mqss_status st = parse_terminated(s, text.data ? text.data : "", text.len,
-                                    path, out);
+  mqss_status st = parse_terminated(s, text.data, text.len, path, out);
   sb_free(&text);
   return st;
 }

@@ -7,6 +7,7 @@
 #include <mlir-c/Pass.h>
 #include <sqlite3.h>
 #include <string.h>
+#include <unistd.h>
 
 // Bump when mqss_measure_result changes layout: old rows then never match.
 #define CACHE_FORMAT 1
@@ -53,15 +54,23 @@ static mqss_status cache_open(mqss_session *s, const char *path, sqlite3 **out) 
                            NULL);
   if (rc == SQLITE_OK) {
     sqlite3_busy_timeout(db, 10000);
-    rc = sqlite3_exec(db,
-                      "PRAGMA journal_mode=WAL;"
-                      "PRAGMA synchronous=NORMAL;"
-                      "CREATE TABLE IF NOT EXISTS measurements("
-                      "  key TEXT PRIMARY KEY,"
-                      "  status TEXT NOT NULL,"
-                      "  run_ms_median REAL,"
-                      "  result BLOB NOT NULL)",
-                      NULL, NULL, NULL);
+    // Two processes creating a new cache at once can get SQLITE_BUSY without
+    // the busy handler being asked (switching to WAL takes an exclusive
+    // lock): retry for up to 10 s.
+    for (int tries = 0; tries < 200; tries++) {
+      rc = sqlite3_exec(db,
+                        "PRAGMA journal_mode=WAL;"
+                        "PRAGMA synchronous=NORMAL;"
+                        "CREATE TABLE IF NOT EXISTS measurements("
+                        "  key TEXT PRIMARY KEY,"
+                        "  status TEXT NOT NULL,"
+                        "  run_ms_median REAL,"
+                        "  result BLOB NOT NULL)",
+                        NULL, NULL, NULL);
+      if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
+        break;
+      usleep(50000);
+    }
   }
   if (rc != SQLITE_OK) {
     mqss_status st = fail(s, MQSS_ERR_IO, "cannot open the measurement cache "

@@ -81,18 +81,15 @@ static mqss_status read_baselines(mqss_session *s, const char *path,
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
   if (!path[0])
     return MQSS_OK; // no file: the env measures the plain finisher itself
-  FILE *f = fopen(path, "rb");
-  if (!f)
+  strbuf text = {0};
+  if (!sb_read_file(&text, path)) {
+    int err = errno;
+    sb_free(&text);
     return fail(s, MQSS_ERR_IO,
                 "cannot open baselines '%s': %s; create it with 'mqss baseline' "
-                "or set env.baseline_json to \"\"", path, strerror(errno));
-  strbuf text = {0};
-  char chunk[65536];
-  size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-    sb_append(&text, chunk, n);
-  fclose(f);
-  cJSON *root = cJSON_Parse(text.data ? text.data : "");
+                "or set env.baseline_json to \"\"", path, strerror(err));
+  }
+  cJSON *root = cJSON_Parse(text.data);
   sb_free(&text);
   if (!cJSON_IsObject(root)) {
     cJSON_Delete(root);

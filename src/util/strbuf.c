@@ -47,6 +47,21 @@ void sb_printf(strbuf *sb, const char *fmt, ...) {
   va_end(ap);
 }
 
+bool sb_read_file(strbuf *sb, const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return false;
+  char chunk[65536];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    sb_append(sb, chunk, n);
+  bool ok = !ferror(f);
+  fclose(f);
+  if (ok)
+    sb_append(sb, "", 0); // data is non-NULL and NUL-terminated
+  return ok;
+}
+
 void sb_clear(strbuf *sb) {
   sb->len = 0;
   if (sb->data)

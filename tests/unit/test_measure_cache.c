@@ -192,7 +192,12 @@ static void test_concurrent_measure(void **state) {
       for (int k = 0; k < 3 && !bad; k++) {
         o.seed = (uint64_t)(10 * p + k);
         mqss_measure_result r;
-        bad = mqss_measure(m, &o, &r) != MQSS_OK || r.status != MQSS_MEASURE_OK;
+        mqss_status rc = mqss_measure(m, &o, &r);
+        bad = rc != MQSS_OK || r.status != MQSS_MEASURE_OK;
+        if (bad) // say why in the test log
+          fprintf(stderr, "child %d, measurement %d: %s / %s: %s %s\n", p, k,
+                  mqss_strerror(rc), mqss_measure_status_name(r.status),
+                  r.message, mqss_errmsg(s));
       }
       mqss_module_destroy(m);
       mqss_session_destroy(s);
