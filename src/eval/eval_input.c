@@ -73,10 +73,9 @@ mqss_status eval_inputs_add_manifest(mqss_session *s, eval_inputs *in,
   int dirlen = slash ? (int)(slash - path) : 1;
   const char *dir = slash ? path : ".";
   char line[2048], file[1024], family[128], full[4096];
-  int lineno = 0, added = 0;
+  int added = 0;
   mqss_status st = MQSS_OK;
   while (st == MQSS_OK && fgets(line, sizeof line, f)) {
-    lineno++;
     if (line[0] == '#' || line[0] == '\n' || line[0] == '\r')
       continue;
     int k = sscanf(line, "%1023s %127s", file, family);
