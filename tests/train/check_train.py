@@ -7,7 +7,8 @@
    weights and the same logged figures as 4 iterations straight. (The
    measurement cache, shared by both runs, makes the rewards identical.)
 3. A run killed with SIGKILL resumes and loses at most one iteration.
-4. Episodes crashed on purpose (MQSS_TRAIN_CRASH_EVERY) do not stop training.
+4. Episodes crashed on purpose (MQSS_TRAIN_CRASH_EVERY) do not stop training;
+   early stopping stops a run and exports its policy.
 5. The MPI backend: `mpirun -np 2 mqss train --mpi` trains too.
 
 usage: check_train.py MQSS_BINARY SOURCE_DIR
@@ -167,6 +168,17 @@ def main():
         check(all(c > 0 for c in crash), f"no crashed episodes were counted: {crash}")
         clean = [float(x["env/episode_crash_rate"]) for x in rows("short")]
         check(all(c == 0 for c in clean), f"crashes counted without injection: {clean}")
+
+    # 4b. early stopping: a window of 8 steps and a threshold no return
+    # variance can exceed stop the run once the window has filled
+    r = train(config("early", 10, "  early_stop_steps: 8\n  early_stop_variance: 1.0e9\n"), "early")
+    check(r.returncode == 0 and "stopped early" in r.stdout,
+          f"early stopping did not stop the run: {r.stdout} {r.stderr[-1000:]}")
+    if r.returncode == 0:
+        n = len(rows("early"))
+        check(1 <= n < 10, f"early stopping ran {n} of 10 iterations")
+        check(os.path.exists(os.path.join(TMP, "early", "policy.safetensors")),
+              "early stopping exported no policy")
 
     # 5. MPI
     r = train(config("mpi", 2), "mpi", mpi=True)
