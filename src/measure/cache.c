@@ -116,14 +116,14 @@ mqss_status cache_get(mqss_session *s, const char *path, const char *key,
 }
 
 mqss_status cache_put(mqss_session *s, const char *path, const char *key,
-                      const mqss_measure_result *r) {
+                      mqss_measure_result *r) {
   sqlite3 *db;
   mqss_status st = cache_open(s, path, &db);
   if (st != MQSS_OK)
     return st;
   sqlite3_stmt *q = NULL;
   int rc = sqlite3_prepare_v2(db,
-                              "INSERT OR REPLACE INTO measurements"
+                              "INSERT OR IGNORE INTO measurements"
                               "(key, status, run_ms_median, result) "
                               "VALUES (?1, ?2, ?3, ?4)",
                               -1, &q, NULL);
@@ -141,6 +141,9 @@ mqss_status cache_put(mqss_session *s, const char *path, const char *key,
               path, sqlite3_errmsg(db));
   sqlite3_finalize(q);
   sqlite3_close(db);
+  bool hit;
+  if (st == MQSS_OK) // another process may have stored it first: use theirs
+    st = cache_get(s, path, key, r, &hit);
   return st;
 }
 

@@ -178,8 +178,11 @@ mqss_status pipeline_canonical(mqss_session *s, const char *pipeline,
 // the session and make it a miss.
 mqss_status cache_get(mqss_session *s, const char *path, const char *key,
                       mqss_measure_result *r, bool *hit);
+// Stores `r` under `key` unless a row is already there (first writer wins:
+// two processes that measured the same thing at once keep one answer), then
+// copies the stored row into `r`, so every caller sees the same result.
 mqss_status cache_put(mqss_session *s, const char *path, const char *key,
-                      const mqss_measure_result *r);
+                      mqss_measure_result *r);
 // Version of the stored row format, part of every key.
 int cache_format(void);
 
