@@ -26,6 +26,25 @@ int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 bool cli_parse_int(const char *cmd, const char *flag, const char *v, long lo,
                    long hi, long *out);
 
+// Option-parsing helpers for a loop `for (int i = 1; i < argc; i++)` that
+// has set `f` (argv[i]), `has_value` (i + 1 < argc), `v` (argv[i + 1] or
+// NULL) and `long x`, inside a function returning bool. CMD names the
+// command in messages.
+#define CLI_NEED_VALUE(cmd)                                                    \
+  if (!has_value) {                                                            \
+    cli_error("%s: %s needs a value; see 'mqss %s --help'", cmd, f, cmd);      \
+    return false;                                                              \
+  }                                                                            \
+  i++;
+#define CLI_INT_FLAG(cmd, name, lo, hi, lvalue)                                \
+  if (!strcmp(f, name)) {                                                      \
+    CLI_NEED_VALUE(cmd)                                                        \
+    if (!cli_parse_int(cmd, name, v, lo, hi, &x))                              \
+      return false;                                                            \
+    lvalue = (int)x;                                                           \
+    continue;                                                                  \
+  }
+
 // True when argv holds -h or --help.
 bool cli_wants_help(int argc, char **argv);
 

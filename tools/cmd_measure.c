@@ -25,20 +25,8 @@ static bool parse_args(int argc, char **argv, measure_args *a) {
     bool has_value = i + 1 < argc;
     const char *v = has_value ? argv[i + 1] : NULL;
     long x;
-#define NEED_VALUE                                                             \
-  if (!has_value) {                                                            \
-    cli_error("measure: %s needs a value; see 'mqss measure --help'", f);      \
-    return false;                                                              \
-  }                                                                            \
-  i++;
-#define INT_FLAG(name, lo, hi, field)                                          \
-  if (!strcmp(f, name)) {                                                      \
-    NEED_VALUE                                                                 \
-    if (!cli_parse_int("measure", name, v, lo, hi, &x))                        \
-      return false;                                                            \
-    a->o.field = (int)x;                                                       \
-    continue;                                                                  \
-  }
+#define NEED_VALUE CLI_NEED_VALUE("measure")
+#define INT_FLAG(name, lo, hi, field) CLI_INT_FLAG("measure", name, lo, hi, a->o.field)
     INT_FLAG("--warmup", 0, 1000000, warmup)
     INT_FLAG("--repeat", 1, 1000000, repeat)
     INT_FLAG("--timeout", 1, 86400000, timeout_ms)

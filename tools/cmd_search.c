@@ -24,20 +24,8 @@ static bool parse_args(int argc, char **argv, search_args *a) {
     bool has_value = i + 1 < argc;
     const char *v = has_value ? argv[i + 1] : NULL;
     long x;
-#define NEED_VALUE                                                             \
-  if (!has_value) {                                                            \
-    cli_error("search: %s needs a value; see 'mqss search --help'", f);        \
-    return false;                                                              \
-  }                                                                            \
-  i++;
-#define INT_FLAG(name, lo, hi, field)                                          \
-  if (!strcmp(f, name)) {                                                      \
-    NEED_VALUE                                                                 \
-    if (!cli_parse_int("search", name, v, lo, hi, &x))                         \
-      return false;                                                            \
-    a->o.field = (int)x;                                                       \
-    continue;                                                                  \
-  }
+#define NEED_VALUE CLI_NEED_VALUE("search")
+#define INT_FLAG(name, lo, hi, field) CLI_INT_FLAG("search", name, lo, hi, a->o.field)
     INT_FLAG("--budget", 1, 1000000, budget)
     INT_FLAG("--max-len", 1, 1000, max_len)
     INT_FLAG("--confirm", 0, 1000000, confirm_pairs)
