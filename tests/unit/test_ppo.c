@@ -1,4 +1,5 @@
-// Unit tests of the PPO learner: GAE on a hand-computed episode, the
+// Unit tests of the PPO learner: GAE and each piece of the PPO loss on
+// hand-computed cases, the
 // epsilon-greedy behaviour log-probability, and a toy bandit with a
 // continuous parameter where PPO must find the best action and parameter
 // within a fixed number of updates.
@@ -30,6 +31,47 @@ static void test_gae_hand_computed(void **state) {
     assert_float_equal(adv[t], want_adv[t], 1e-5);
     assert_float_equal(ret[t], want_adv[t] + v[t], 1e-5);
   }
+}
+
+// Each PPO loss piece on a hand-computed case. With every weight zero the
+// policy is uniform over the 4 allowed actions (log p = -ln 4) and V = 0.
+//   sample 0: r = exp(0.1) = 1.105171, A = +1: min(rA, clip(r)A) = 1.105171
+//   sample 1: r = exp(-0.5) = 0.606531, A = -2: min(-1.213061, 0.8 * -2) = -1.6
+//   policy = mean(-1.105171, +1.6) = 0.247415
+//   value = mean(0.5 * 0.5^2, 0.5 * 1^2) = 0.3125, entropy = ln 4 = 1.386294
+//   clip fraction = 1/2 (|r - 1| > 0.2 for sample 1 only)
+//   approx KL = mean((r - 1) - ln r) = mean(0.005171, 0.106531) = 0.055851
+//   total = 0.247415 + 0.5 * 0.3125 - 0.01 * 1.386294 = 0.389802
+static void test_ppo_loss_pieces(void **state) {
+  (void)state;
+  nn_config cfg;
+  nn_config_default(&cfg);
+  cfg.arch = NN_ARCH_MLP;
+  cfg.state_dim = 3;
+  cfg.hidden_dim = 4;
+  cfg.n_actions = 3;
+  nn_model *m = nn_model_create(&cfg, 1);
+  memset(m->params_memory, 0, m->n_params * sizeof(float));
+  float st[6] = {1, 2, 3, -1, 0, 1};
+  uint8_t mask[8] = {1, 1, 1, 1, 1, 1, 1, 1};
+  int action[2] = {0, 2};
+  float u[2] = {0, 0}, logp_old[2] = {-logf(4) - 0.1f, -logf(4) + 0.5f};
+  float adv[2] = {1, -2}, ret[2] = {0.5f, -1};
+  nn_batch in = {.B = 2, .state = st, .mask = mask};
+  nn_ppo_batch t = {action, u, logp_old, adv, ret};
+  nn_ppo_config pc = {.clip_eps = 0.2f, .vf_coef = 0.5f, .ent_coef = 0.01f};
+  nn_acts acts = {0};
+  assert_int_equal(nn_acts_ensure(&acts, m, 2, 0), 0);
+  nn_ppo_stats s;
+  float loss = nn_ppo_forward(m, &acts, &in, &t, &pc, &s);
+  assert_float_equal(s.policy_loss, 0.247415, 1e-5);
+  assert_float_equal(s.value_loss, 0.3125, 1e-6);
+  assert_float_equal(s.entropy, 1.386294, 1e-5);
+  assert_float_equal(s.clip_frac, 0.5, 0);
+  assert_float_equal(s.approx_kl, 0.055851, 1e-5);
+  assert_float_equal(loss, 0.389802, 1e-5);
+  nn_acts_free(&acts);
+  nn_model_destroy(m);
 }
 
 // ----------------------------------------------------------------------------
@@ -137,6 +179,7 @@ static void test_bandit_learns(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gae_hand_computed),
+      cmocka_unit_test(test_ppo_loss_pieces),
       cmocka_unit_test(test_epsilon_logp),
       cmocka_unit_test(test_bandit_learns),
   };
