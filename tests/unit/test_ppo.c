@@ -1,8 +1,7 @@
 // Unit tests of the PPO learner: GAE and each piece of the PPO loss on
-// hand-computed cases, the
-// epsilon-greedy behaviour log-probability, and a toy bandit with a
-// continuous parameter where PPO must find the best action and parameter
-// within a fixed number of updates.
+// hand-computed cases, the epsilon-greedy behaviour log-probability, and a
+// toy bandit with a continuous parameter where PPO must find the best action
+// and parameter within a fixed number of updates.
 #include "rl/ppo_update.h" // before cmocka: it defines a fail() macro
 
 #include <setjmp.h>
