@@ -4,12 +4,12 @@
 // name file:line:col of the offending YAML node. It does not run passes or
 // look at IR: see decision.c and safety.c.
 #include "internal.h"
+#include "util/yaml_file.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 struct mqss_catalog {
   mqss_session *session;
@@ -424,39 +424,20 @@ mqss_status mqss_catalog_load(mqss_session *s, const char *path,
   if (!path)
     path = mqss_catalog_default_path();
   diag_reset(s, path);
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return fail(s, MQSS_ERR_IO, "cannot open catalog '%s': %s (set "
-                "MQSS_CATALOG or pass a path)", path, strerror(errno));
+  yaml_document_t doc;
+  mqss_status st = yaml_load_file(s, path, "catalog ",
+                                  "(set MQSS_CATALOG or pass a path)", &doc);
+  if (st != MQSS_OK)
+    return st;
   mqss_catalog *c = calloc(1, sizeof *c);
   if (!c) {
-    fclose(f);
+    yaml_document_delete(&doc);
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
   }
   c->session = s;
-  loader L = {c, NULL, path};
-  yaml_parser_t parser;
-  yaml_document_t doc;
-  mqss_status st = MQSS_OK;
-  if (!yaml_parser_initialize(&parser)) {
-    st = fail(s, MQSS_ERR_NOMEM, "out of memory");
-  } else {
-    yaml_parser_set_input_file(&parser, f);
-    if (!yaml_parser_load(&parser, &doc)) {
-      st = fail(s, MQSS_ERR_PARSE, "%s:%lu:%lu: %s%s%s", path,
-                (unsigned long)parser.problem_mark.line + 1,
-                (unsigned long)parser.problem_mark.column + 1,
-                parser.problem ? parser.problem : "YAML syntax error",
-                parser.context ? " " : "",
-                parser.context ? parser.context : "");
-    } else {
-      L.doc = &doc;
-      st = load_document(&L, yaml_document_get_root_node(&doc));
-      yaml_document_delete(&doc);
-    }
-    yaml_parser_delete(&parser);
-  }
-  fclose(f);
+  loader L = {c, &doc, path};
+  st = load_document(&L, yaml_document_get_root_node(&doc));
+  yaml_document_delete(&doc);
   if (st != MQSS_OK) {
     mqss_catalog_destroy(c);
     return st;

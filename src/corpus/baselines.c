@@ -8,12 +8,12 @@
 // It only reads the file into a small table; measuring the baselines is the
 // CLI's job (tools/cmd_baseline.c) through mqss_measure().
 #include "corpus.h"
+#include "util/yaml_file.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 enum { MAX_BASELINES = 64 };
 
@@ -64,23 +64,10 @@ mqss_status mqss_baselines_load(mqss_session *s, const char *path,
     return s ? fail(s, MQSS_ERR_INVALID_ARG, "baselines: no path given")
              : MQSS_ERR_INVALID_ARG;
   *out = NULL;
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return fail(s, MQSS_ERR_IO, "cannot read '%s': %s", path, strerror(errno));
-  yaml_parser_t parser;
   yaml_document_t doc;
-  yaml_parser_initialize(&parser);
-  yaml_parser_set_input_file(&parser, f);
-  mqss_status st = MQSS_OK;
-  if (!yaml_parser_load(&parser, &doc)) {
-    st = fail(s, MQSS_ERR_PARSE, "cannot parse '%s': %s:%zu:%zu: %s", path,
-              path, parser.problem_mark.line + 1,
-              parser.problem_mark.column + 1,
-              parser.problem ? parser.problem : "YAML error");
-    yaml_parser_delete(&parser);
-    fclose(f);
+  mqss_status st = yaml_load_file(s, path, "", NULL, &doc);
+  if (st != MQSS_OK)
     return st;
-  }
   mqss_baselines *b = calloc(1, sizeof *b);
   yaml_node_t *root = yaml_document_get_root_node(&doc);
   yaml_node_t *fams = map_get(&doc, root, "families");
@@ -115,8 +102,6 @@ mqss_status mqss_baselines_load(mqss_session *s, const char *path,
     }
   }
   yaml_document_delete(&doc);
-  yaml_parser_delete(&parser);
-  fclose(f);
   if (st != MQSS_OK) {
     mqss_baselines_destroy(b);
     return st;

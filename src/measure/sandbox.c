@@ -6,6 +6,7 @@
 // outcome. It knows nothing about MLIR.
 #define _GNU_SOURCE
 #include "measure.h"
+#include "util/sanitized.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -18,20 +19,6 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
-
-
-// Built with ASan or TSan (gcc says so with __SANITIZE_*, clang with
-// __has_feature).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define MQSS_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define MQSS_SANITIZED 1
-#endif
-#endif
-#ifndef MQSS_SANITIZED
-#define MQSS_SANITIZED 0
-#endif
 
 // Pipe records, child to parent:
 //   'S' stage(1 byte)          entering a stage

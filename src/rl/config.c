@@ -4,13 +4,14 @@
 // not interpret the values: the trainer does.
 #include "rl/config.h"
 
+#include "util/yaml_file.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <yaml.h>
 
 // ----------------------------------------------------------------------------
 // the key table
@@ -222,19 +223,9 @@ static mqss_status check_consistency(mqss_session *s, const char *path,
 mqss_status train_config_load(mqss_session *s, const char *path,
                               train_config *c) {
   diag_reset(s, path);
-  FILE *f = fopen(path, "rb");
-  if (!f)
-    return fail(s, MQSS_ERR_IO, "cannot open '%s': %s", path, strerror(errno));
-  yaml_parser_t parser;
   yaml_document_t doc;
-  yaml_parser_initialize(&parser);
-  yaml_parser_set_input_file(&parser, f);
-  mqss_status st = MQSS_OK;
-  if (!yaml_parser_load(&parser, &doc)) {
-    st = fail(s, MQSS_ERR_PARSE, "%s:%zu:%zu: %s; fix the YAML syntax", path,
-              parser.problem_mark.line + 1, parser.problem_mark.column + 1,
-              parser.problem ? parser.problem : "invalid YAML");
-  } else {
+  mqss_status st = yaml_load_file(s, path, "", NULL, &doc);
+  if (st == MQSS_OK) {
     yaml_node_t *root = yaml_document_get_root_node(&doc);
     if (root && root->type != YAML_MAPPING_NODE)
       st = fail(s, MQSS_ERR_INVALID_ARG,
@@ -246,7 +237,5 @@ mqss_status train_config_load(mqss_session *s, const char *path,
       st = check_consistency(s, path, c);
     yaml_document_delete(&doc);
   }
-  yaml_parser_delete(&parser);
-  fclose(f);
   return st;
 }

@@ -7,6 +7,8 @@
 // measure.h first: cmocka's fail() macro would clash with internal.h's fail().
 #include "measure/measure.h"
 
+#include "util/sanitized.h"
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -21,17 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-// Built with ASan or TSan (gcc: __SANITIZE_*, clang: __has_feature).
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define MQSS_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define MQSS_SANITIZED 1
-#endif
-#endif
-#ifndef MQSS_SANITIZED
-#define MQSS_SANITIZED 0
-#endif
 
 #define INPUTS MQSS_SOURCE_DIR "/tests/lit/Inputs/"
 #define EXAMPLES MQSS_SOURCE_DIR "/examples/"
