@@ -50,6 +50,9 @@ mqss_status fail(mqss_session *s, mqss_status status, const char *fmt, ...)
 // Formats `loc` as "file:line:col" into sb ("<unknown>" when it has none).
 void format_location(mqss_session *s, MlirLocation loc, strbuf *sb);
 
+// Milliseconds on the monotonic clock (clock.c).
+double now_ms(void);
+
 // ----------------------------------------------------------------------------
 // module
 
@@ -59,6 +62,11 @@ struct mqss_module {
   char *name;            // source name for locations, owned
   strbuf finish_pipeline; // what the last finish ran
 };
+
+// A structural hash of `m` for change detection within one process
+// (fingerprint.c): equal for equal IR in one context, and much cheaper than
+// mqss_module_hash. Not stable across processes: never persist it.
+uint64_t module_fingerprint(const mqss_module *m);
 
 // ----------------------------------------------------------------------------
 // env: catalog, safety, features, graph (src/actions, src/features)

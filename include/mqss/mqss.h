@@ -927,6 +927,12 @@ const char *mqss_selection_pipeline(const mqss_selection *selection);
 /// selection was built by mqss_selection_create()).
 int mqss_selection_stopped(const mqss_selection *selection);
 
+/// Milliseconds mqss_policy_select() spent cloning the module and running
+/// candidate actions' passes on it, those that changed nothing or failed
+/// included; the rest of its time is the policy's own overhead. 0 for a
+/// selection built by mqss_selection_create().
+double mqss_selection_pass_ms(const mqss_selection *selection);
+
 /// Options of the guard. Initialise with mqss_guard_options_init(); strings
 /// are borrowed for the call.
 typedef struct {

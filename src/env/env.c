@@ -117,12 +117,6 @@ const mqss_env_baseline *mqss_env_get_baseline(const mqss_env *e) {
 // ----------------------------------------------------------------------------
 // measurement
 
-static double now_ms(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec * 1e3 + (double)t.tv_nsec / 1e6;
-}
-
 // mqss_measure, counting cycles of the sandbox when the perf term is on.
 static mqss_status measure(mqss_env *e, mqss_module *m, const char *pipeline,
                            mqss_measure_result *r, double *cycles) {
@@ -232,7 +226,7 @@ mqss_status mqss_env_reset(mqss_env *e, const mqss_module *module,
   if (st != MQSS_OK)
     return st;
   e->cost0 = e->cost = mqss_env_static_cost(e->current);
-  e->current_hash = mqss_module_hash(e->current);
+  e->current_hash = module_fingerprint(e->current);
   return observe(e, obs);
 }
 
@@ -336,7 +330,7 @@ mqss_status mqss_env_step(mqss_env *e, const mqss_decision *d,
       // An action that changed nothing is masked until something else
       // changes the IR (with other parameters it might act, but the policy
       // learns little from retrying), and stays out of the pipeline.
-      uint64_t h = mqss_module_hash(e->current);
+      uint64_t h = module_fingerprint(e->current);
       bool same = h == e->current_hash;
       e->current_hash = h;
       mqss_module_destroy(backup);

@@ -23,7 +23,7 @@ struct mqss_env {
   // episode
   mqss_module *original;     // clone of the module given to reset
   mqss_module *current;      // the IR after the applied decisions
-  uint64_t current_hash;     // mqss_module_hash(current)
+  uint64_t current_hash;     // module_fingerprint(current)
   mqss_env_baseline baseline;
   double base_cycles;        // -1 when unknown
   int has_baseline;

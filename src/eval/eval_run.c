@@ -12,12 +12,6 @@
 // ----------------------------------------------------------------------------
 // helpers
 
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 bool eval_pipeline_empty(const char *p) {
   return !p || !*p || !strcmp(p, "builtin.module()");
 }
@@ -147,7 +141,7 @@ static mqss_status speedup_vs(mqss_module *m, const eval_settings *s,
     row->ok = false;
     snprintf(row->status, sizeof row->status, "%s",
              mqss_measure_status_name(c->a.status));
-    note(row, "%s", c->a.message);
+    note(row, "%.400s", c->a.message); // row->message is 512 bytes
     *out = 0;
     return MQSS_OK;
   }

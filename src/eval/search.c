@@ -102,12 +102,6 @@ char *search_join(const mqss_catalog *cat, const mqss_decision *d, int n) {
 // ----------------------------------------------------------------------------
 // evaluations
 
-double search_now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 bool search_budget_left(const search_ctx *c) {
   return c->out->n_trace < c->opts->budget;
 }
@@ -149,7 +143,7 @@ mqss_status search_eval(search_ctx *c, const char *pipeline, int n_decisions,
   e->cached = r.cached;
   e->compile_ms = r.compile_ms;
   e->run_ms = r.status == MQSS_MEASURE_OK ? r.run_ms_median : 0;
-  e->elapsed_ms = search_now_ms() - c->t0_ms;
+  e->elapsed_ms = now_ms() - c->t0_ms;
   e->best_index = out->best_index;
   e->best_run_ms = out->best_run_ms;
   out->evaluations = out->n_trace;
@@ -210,12 +204,12 @@ static mqss_status confirm(search_ctx *c) {
   }
   if (c->opts->confirm_pairs == 0)
     return MQSS_OK;
-  double t0 = search_now_ms();
+  double t0 = now_ms();
   mqss_measure_options mo = c->opts->measure;
   mo.pipeline = out->best_pipeline;
   mo.repeat = c->opts->confirm_pairs;
   mqss_status st = mqss_measure_vs(c->module, &mo, "", &out->confirm);
-  out->confirm_ms = search_now_ms() - t0;
+  out->confirm_ms = now_ms() - t0;
   if (st != MQSS_OK)
     return st;
   out->confirmed = 1;
@@ -241,7 +235,7 @@ mqss_status mqss_search(mqss_module *module, const mqss_catalog *catalog,
   if (st != MQSS_OK)
     return st;
   search_ctx c = {.module = module, .catalog = catalog, .opts = opts,
-                  .out = out, .t0_ms = search_now_ms()};
+                  .out = out, .t0_ms = now_ms()};
   out->method = opts->method;
   int idx;
   if ((st = search_eval(&c, "", 0, &idx)) != MQSS_OK)
@@ -263,7 +257,7 @@ mqss_status mqss_search(mqss_module *module, const mqss_catalog *catalog,
                                           : search_greedy(&c);
   if (st != MQSS_OK)
     goto done;
-  out->search_ms = search_now_ms() - c.t0_ms;
+  out->search_ms = now_ms() - c.t0_ms;
   out->speedup = out->reference_run_ms / out->best_run_ms;
   if (!(out->best_pipeline = strdup(out->trace[out->best_index].pipeline))) {
     st = fail(s, MQSS_ERR_NOMEM, "search: out of memory");
@@ -272,7 +266,7 @@ mqss_status mqss_search(mqss_module *module, const mqss_catalog *catalog,
   st = confirm(&c);
 done:
   if (!out->search_ms)
-    out->search_ms = search_now_ms() - c.t0_ms;
-  out->wall_ms = search_now_ms() - c.t0_ms;
+    out->search_ms = now_ms() - c.t0_ms;
+  out->wall_ms = now_ms() - c.t0_ms;
   return st;
 }

@@ -37,9 +37,6 @@ typedef struct {
   char last_message[1024];       // message of the last measurement
 } search_ctx;
 
-// Monotonic clock in milliseconds.
-double search_now_ms(void);
-
 // True while another evaluation fits in the budget.
 bool search_budget_left(const search_ctx *c);
 

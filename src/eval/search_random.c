@@ -121,11 +121,11 @@ static mqss_status sample(search_ctx *c, search_rng *rng, mqss_decision *d,
   }
   close(fds[1]);
   *n = 0;
-  double deadline = search_now_ms() + c->opts->measure.timeout_ms;
+  double deadline = now_ms() + c->opts->measure.timeout_ms;
   sample_rec r;
   size_t got = 0;
   for (;;) {
-    int wait_ms = (int)(deadline - search_now_ms());
+    int wait_ms = (int)(deadline - now_ms());
     if (wait_ms <= 0) {
       kill(pid, SIGKILL); // a pass loops: end the sequence here
       break;

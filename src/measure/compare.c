@@ -93,8 +93,8 @@ static void compare_text(const strbuf *got, const strbuf *want, double rtol,
                          double atol, int output, compare_result *r) {
   const char *g = got->data ? got->data : "", *ge = g + got->len;
   const char *w = want->data ? want->data : "", *we = w + want->len;
-  const char *gt, *wt;
-  size_t gl, wl;
+  const char *gt = NULL, *wt = NULL;
+  size_t gl = 0, wl = 0;
   int64_t index = 0;
   for (;;) {
     bool hg, hw;

@@ -189,7 +189,6 @@ int cache_format(void);
 // ----------------------------------------------------------------------------
 // small helpers (stats.c)
 
-double now_ms(void);
 // Sorts `x` (n,) in place and fills median, min, max and MAD.
 void summarize(double *x, int n, double *median, double *min, double *max,
                double *mad);

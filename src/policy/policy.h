@@ -56,6 +56,7 @@ struct mqss_selection {
   char **step;            // (n) anchored pipelines, owned
   char *pipeline;         // "builtin.module(...)", owned
   int stopped;
+  double pass_ms;         // time select spent cloning and applying
 };
 
 // Appends a decision; recomputes the pipeline text. Returns MQSS_OK or NOMEM.

@@ -100,20 +100,23 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
       }
       bool is_bad = badlog_completes(&bad, sel->step, sel->n, text);
       free(text);
+      double t0 = now_ms();
       mqss_module *next = is_bad ? NULL : mqss_module_clone(cur);
       if (!is_bad && !next) {
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
         break;
       }
-      if (is_bad || mqss_decision_apply(next, p->catalog, &d) != MQSS_OK) {
+      bool applied = !is_bad && mqss_decision_apply(next, p->catalog, &d) == MQSS_OK;
+      sel->pass_ms += now_ms() - t0;
+      if (!applied) {
         mqss_module_destroy(next);
         ban[a] = 1; // masked for this step; choose again
         continue;
       }
       hist[step] = a;
-      uint64_t next_hash = mqss_module_hash(next);
+      uint64_t next_hash = module_fingerprint(next);
       if (!have_hash) { // the caller's module, hashed once
-        cur_hash = mqss_module_hash(cur);
+        cur_hash = module_fingerprint(cur);
         have_hash = true;
       }
       if (next_hash == cur_hash) {

@@ -131,3 +131,7 @@ const char *mqss_selection_pipeline(const mqss_selection *s) {
 int mqss_selection_stopped(const mqss_selection *s) {
   return s ? s->stopped : 0;
 }
+
+double mqss_selection_pass_ms(const mqss_selection *s) {
+  return s ? s->pass_ms : 0;
+}

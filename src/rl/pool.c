@@ -127,12 +127,6 @@ static void emit_record(void *emit_ctx, const void *rec, size_t len) {
     _exit(3); // the worker is gone: nothing left to report to
 }
 
-static int64_t now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 typedef struct {
   const pool_link *link;
   pool_task_fn fn;
@@ -164,7 +158,7 @@ static done_payload run_task(const serve_ctx *sc, int index, const void *params,
     _exit(0);
   }
   close(pfd[1]);
-  int64_t deadline = sc->timeout_ms > 0 ? now_ms() + sc->timeout_ms : -1;
+  int64_t deadline = sc->timeout_ms > 0 ? (int64_t)now_ms() + sc->timeout_ms : -1;
   bool timed_out = false;
   for (;;) {
     int wait = deadline < 0 ? -1 : (int)(deadline - now_ms());

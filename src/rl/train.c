@@ -127,12 +127,6 @@ static double window_variance(const ckpt_state *st, int steps) {
 // ----------------------------------------------------------------------------
 // helpers
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 // FNV-1a of the settings that shape the run (not its length or workers).
 static uint64_t config_hash(const train_config *cfg) {
   train_config c = *cfg;
@@ -238,7 +232,7 @@ static mqss_status collect(trainer *tr, float epsilon, wave_stats *ws) {
 
 static mqss_status iterate(trainer *tr, int it, double *metrics, bool *stop) {
   const train_config *cfg = tr->cfg;
-  double t0 = now_s();
+  double t0 = now_ms() / 1e3;
   mqss_status st = pool_set_params(tr->pool, tr->m->params_memory,
                                    tr->m->n_params * sizeof(float));
   if (st != MQSS_OK)
@@ -247,7 +241,7 @@ static mqss_status iterate(trainer *tr, int it, double *metrics, bool *stop) {
   wave_stats ws = {0};
   if ((st = collect(tr, cfg->epsilon_greedy, &ws)) != MQSS_OK)
     return st;
-  double t_roll = now_s() - t0;
+  double t_roll = now_ms() / 1e3 - t0;
 
   float frac = cfg->iterations > 1 ? (float)it / (float)(cfg->iterations - 1) : 1.0f;
   ppo_update_config uc = {
@@ -263,7 +257,7 @@ static mqss_status iterate(trainer *tr, int it, double *metrics, bool *stop) {
 
   tr->st.iteration = it + 1;
   tr->st.env_steps += tr->rb.n;
-  tr->st.elapsed_s += now_s() - t0;
+  tr->st.elapsed_s += now_ms() / 1e3 - t0;
   double var = cfg->early_stop_steps > 0
                    ? window_variance(&tr->st, cfg->early_stop_steps) : NAN;
   *stop = isfinite(var) && var < cfg->early_stop_var;
