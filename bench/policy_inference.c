@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
   float u[1024];
   for (int r = 0; r < R; r++) {
     t0 = now_ms();
-    policy_forward(p, m, NULL, 0, 16, NULL, &sc);
+    policy_forward(p, m, NULL, 0, 16, NULL, false, &sc);
     nn_act(p->model, &sc.acts, 0, NULL, u);
     t[r] = now_ms() - t0;
   }
@@ -167,6 +167,13 @@ int main(int argc, char **argv) {
     t[r] = now_ms() - t0;
   }
   double msk = median(t, R);
+  uint64_t fp = 0;
+  for (int r = 0; r < R; r++) {
+    t0 = now_ms();
+    fp += module_fingerprint(m);
+    t[r] = now_ms() - t0;
+  }
+  double fpr = median(t, R);
   policy_scratch_free(&sc);
 
   // full 16-step selects (greedy, so every repeat makes the same choices);
@@ -192,6 +199,14 @@ int main(int argc, char **argv) {
   printf("pipeline chosen (%d of %d steps changed the IR, stopped=%d): %s\n",
          steps, o.max_steps, mqss_selection_stopped(sel),
          mqss_selection_pipeline(sel));
+  mqss_module *w = mqss_module_clone(m);
+  for (int i = 0; i < steps; i++)
+    mqss_decision_apply(w, c, mqss_selection_decision(sel, i));
+  mqss_graph *g = NULL;
+  if (mqss_graph_build(w, &g) == MQSS_OK)
+    printf("module after the selection: %d ops\n", g->n_ops);
+  mqss_graph_destroy(g);
+  mqss_module_destroy(w);
   mqss_selection_destroy(sel);
 
   printf("\nmedians of %d repeats (selects: %d)\n", R, RS);
@@ -200,6 +215,8 @@ int main(int argc, char **argv) {
   printf("    features:                                 %8.3f ms\n", feat);
   printf("    graph build:                              %8.3f ms\n", graph);
   printf("    safety mask:                              %8.3f ms\n", msk);
+  printf("  change check per select step (fingerprint):  %8.3f ms  (%s)\n",
+         fpr, fp ? "ok" : "zero");
   printf("  full select (%d steps):                     %8.3f ms\n", o.max_steps,
          sel_ms);
   printf("    of which applying passes (clone+apply):   %8.3f ms\n", apply_ms);

@@ -93,6 +93,11 @@ void ir_summary_free(ir_summary *sum);
 // types); does not look into nested ops.
 unsigned op_stages(MlirOperation op);
 
+// Rewrites the decision-history part of a state vector (ctx.step to the
+// end of the layout) as mqss_features() would, leaving the IR part alone.
+void features_write_history(const mqss_catalog *c, const int *history,
+                            int n_history, int max_steps, float *state);
+
 // Op-kind vocabulary shared by features and graph: the id of an op name, in
 // [0, mqss_op_kind_count()). Unknown names map to their dialect's overflow
 // bucket, or to "other.misc".

@@ -119,48 +119,54 @@ static void stage_list(unsigned bits, char *buf, size_t len) {
                                used ? "+" : "", mqss_stage_name(b));
 }
 
-// The reason action `a` is blocked on `sum`, into why; true when allowed.
+// The reason action `a` is blocked on `sum`, into why (when not NULL: the
+// mask does not format reasons); true when allowed.
 static bool check(const mqss_action *a, const ir_summary *sum, bool scoped,
                   char *why, size_t why_len) {
   char want[128], have[128];
   if (a->is_stop)
     return true;
   if (scoped && strcmp(a->anchor, "func.func")) {
-    snprintf(why, why_len, "blocked: anchored on %s, cannot be scoped to "
-             "one function", a->anchor);
+    if (why)
+      snprintf(why, why_len, "blocked: anchored on %s, cannot be scoped to "
+               "one function", a->anchor);
     return false;
   }
   unsigned missing = a->requires_stages & ~sum->stages;
   if (missing) {
-    stage_list(missing, want, sizeof want);
-    stage_list(sum->stages, have, sizeof have);
-    snprintf(why, why_len, "blocked: requires stage %s; IR is %s", want,
-             have[0] ? have : "scalar");
+    if (why) {
+      stage_list(missing, want, sizeof want);
+      stage_list(sum->stages, have, sizeof have);
+      snprintf(why, why_len, "blocked: requires stage %s; IR is %s", want,
+               have[0] ? have : "scalar");
+    }
     return false;
   }
   unsigned bad = a->forbids_stages & sum->stages;
   if (bad) {
-    stage_list(bad, want, sizeof want);
-    snprintf(why, why_len, "blocked: not allowed while the IR has %s (e.g. "
-             "unbufferized tensors)", want);
+    if (why) {
+      stage_list(bad, want, sizeof want);
+      snprintf(why, why_len, "blocked: not allowed while the IR has %s (e.g. "
+               "unbufferized tensors)", want);
+    }
     return false;
   }
-  if (a->n_needs) {
-    for (int i = 0; i < a->n_needs; i++)
-      if (ir_summary_has(sum, a->needs[i])) {
-        snprintf(why, why_len, "allowed");
-        return true;
-      }
-    size_t used = (size_t)snprintf(why, why_len, "blocked: needs one of");
-    for (int i = 0; i < a->n_needs && used < why_len; i++)
-      used += (size_t)snprintf(why + used, why_len - used, "%s %s",
-                               i ? "," : "", a->needs[i]);
-    if (used < why_len)
-      snprintf(why + used, why_len - used, "; none in the IR");
-    return false;
+  bool ok = a->n_needs == 0;
+  for (int i = 0; i < a->n_needs && !ok; i++)
+    ok = ir_summary_has(sum, a->needs[i]);
+  if (!why)
+    return ok;
+  if (ok) {
+    snprintf(why, why_len, "allowed");
+    return true;
   }
-  snprintf(why, why_len, "allowed");
-  return true;
+  size_t used = (size_t)snprintf(why, why_len, "blocked: needs one of");
+  for (int i = 0; i < a->n_needs && used < why_len; i++)
+    used += (size_t)snprintf(why + used, why_len - used, "%s %s",
+                             i ? "," : "", a->needs[i]);
+  if (used < why_len)
+    snprintf(why + used, why_len - used, "; none in the IR");
+  return false;
 }
 
 // Scans the module, or only function `target`; false when it is missing.
@@ -211,11 +217,9 @@ int mqss_action_mask(const mqss_module *m, const mqss_catalog *c,
   int n = mqss_catalog_size(c), allowed = 0;
   ir_summary sum;
   bool found = scan(m, target, &sum);
-  char why[256];
   for (int i = 0; i < n; i++) {
     const mqss_action *a = mqss_catalog_action(c, i);
-    mask[i] = a->is_stop || (found && check(a, &sum, target != NULL, why,
-                                           sizeof why));
+    mask[i] = a->is_stop || (found && check(a, &sum, target != NULL, NULL, 0));
     allowed += mask[i];
   }
   ir_summary_free(&sum);

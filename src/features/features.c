@@ -26,7 +26,8 @@ typedef struct {
   double kind[N_KINDS];
   double ops, blocks, regions, funcs, values;
   double depth_max, depth_sum;
-  double operands_sum, operands_max, results_sum, results_max, attrs_sum;
+  double operands_sum, operands_max, results_sum, results_max, region_ops;
+  unsigned stages; // MQSS_STAGE_* bits, as mqss_module_stages
   // semantics
   double flops, bytes;
   double linalg, linalg_named, iter_par, iter_red, iter_max;
@@ -181,7 +182,7 @@ static void visit(stats *s, MlirOperation op, int depth, int loop_depth,
   s->operands_max = fmax(s->operands_max, nopd);
   s->results_sum += nres;
   s->results_max = fmax(s->results_max, nres);
-  s->attrs_sum += (double)mlirOperationGetNumAttributes(op);
+  s->stages |= op_stages(op);
   s->funcs += cl->func;
   s->calls += cl->call;
   s->reductions += cl->reduction;
@@ -218,7 +219,9 @@ static void visit(stats *s, MlirOperation op, int depth, int loop_depth,
     s->iters_max = fmax(s->iters_max, inner_trip);
   }
 
-  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++) {
+  intptr_t n_regions = mlirOperationGetNumRegions(op);
+  s->region_ops += n_regions > 0;
+  for (intptr_t r = 0; r < n_regions; r++) {
     MlirRegion region = mlirOperationGetRegion(op, r);
     s->regions++;
     for (MlirBlock b = mlirRegionGetFirstBlock(region); !mlirBlockIsNull(b);
@@ -257,7 +260,7 @@ static void write_syntax(const stats *s, float *f) {
   f[F_OPERANDS_MAX] = (float)(lg2(s->operands_max) / 8);
   f[F_RESULTS_MEAN] = (float)(ratio(s->results_sum, s->ops) / 4);
   f[F_RESULTS_MAX] = (float)(lg2(s->results_max) / 8);
-  f[F_ATTRS_MEAN] = (float)(ratio(s->attrs_sum, s->ops) / 8);
+  f[F_REGION_OPS] = (float)ratio(s->region_ops, s->ops);
 }
 
 static void write_semantics(const stats *s, float *f) {
@@ -311,11 +314,9 @@ static void write_semantics(const stats *s, float *f) {
   f[F_INT_FRAC] = (float)ratio(s->integ, s->compute);
 }
 
-static void write_context(const mqss_catalog *c, const int *history,
-                          int n_history, int max_steps, unsigned stages,
-                          float *f) {
-  for (int b = 0; b < MQSS_NUM_STAGES; b++)
-    f[F_STAGE + b] = (stages >> b) & 1u;
+void features_write_history(const mqss_catalog *c, const int *history,
+                            int n_history, int max_steps, float *f) {
+  memset(f + F_STEP, 0, (F_TOTAL - F_STEP) * sizeof *f);
   int n = c && history ? n_history : 0;
   int size = mqss_catalog_size(c);
   double steps = max_steps > 0 ? max_steps : 16;
@@ -347,7 +348,9 @@ mqss_status mqss_features(const mqss_module *m, const mqss_catalog *c,
   memset(out, 0, MQSS_FEATURE_DIM * sizeof *out);
   write_syntax(s, out);
   write_semantics(s, out);
-  write_context(c, history, n_history, max_steps, mqss_module_stages(m), out);
+  for (int b = 0; b < MQSS_NUM_STAGES; b++)
+    out[F_STAGE + b] = (s->stages >> b) & 1u;
+  features_write_history(c, history, n_history, max_steps, out);
   free(s->acc);
   free(s);
   for (int i = 0; i < MQSS_FEATURE_DIM; i++)

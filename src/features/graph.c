@@ -3,6 +3,7 @@
 // per-node features, stored as CSR (see mqss_graph in mqss.h). It does not
 // aggregate or learn anything; src/nn does.
 #include "features/irscan.h"
+#include "util/ptr_map.h"
 
 #include <math.h>
 #include <mlir-c/BuiltinTypes.h>
@@ -86,50 +87,6 @@ static void add_edge(builder *g, int a, int b) {
   g->edges[g->n_edges++] = (edge){b, a};
 }
 
-// Pointer -> node id table: open addressing, linear probing, capacity a
-// power of two at least twice the entries.
-typedef struct {
-  const void **key; // (cap)
-  int *node;        // (cap)
-  size_t cap;
-} ptr_map;
-
-static bool map_init(ptr_map *t, int n) {
-  t->cap = 16;
-  while (t->cap < 2 * (size_t)n)
-    t->cap *= 2;
-  t->key = calloc(t->cap, sizeof *t->key);
-  t->node = malloc(t->cap * sizeof *t->node);
-  return t->key && t->node;
-}
-
-static size_t map_slot(const ptr_map *t, const void *key) {
-  uint64_t h = (uint64_t)(uintptr_t)key;
-  h ^= h >> 29;
-  h *= 0x9E3779B97F4A7C15ull;
-  return (size_t)(h >> 32) & (t->cap - 1);
-}
-
-static void map_put(ptr_map *t, const void *key, int node) {
-  size_t i = map_slot(t, key);
-  while (t->key[i] && t->key[i] != key)
-    i = (i + 1) & (t->cap - 1);
-  t->key[i] = key;
-  t->node[i] = node;
-}
-
-static int map_get(const ptr_map *t, const void *key) {
-  for (size_t i = map_slot(t, key); t->key[i]; i = (i + 1) & (t->cap - 1))
-    if (t->key[i] == key)
-      return t->node[i];
-  return -1;
-}
-
-static void map_free(ptr_map *t) {
-  free(t->key);
-  free(t->node);
-}
-
 static int cmp_int(const void *x, const void *y) {
   int a = *(const int *)x, b = *(const int *)y;
   return (a > b) - (a < b);
@@ -154,6 +111,17 @@ static void sort_row(int *v, int n) {
 // ----------------------------------------------------------------------------
 // node features
 
+// (float)log1p(n) of a count: the small counts every node has (operands,
+// results, regions, uses, block arguments) from a table, the same floats.
+static float log1p_count(intptr_t n) {
+  static const float small[17] = {
+      0.0f,        0.693147182f, 1.09861231f, 1.38629436f, 1.60943794f,
+      1.79175949f, 1.9459101f,   2.07944155f, 2.19722462f, 2.30258512f,
+      2.39789534f, 2.48490667f,  2.56494927f, 2.6390574f,  2.70805025f,
+      2.77258873f, 2.83321333f};
+  return n >= 0 && n <= 16 ? small[n] : (float)log1p((double)n);
+}
+
 static void type_features(float *x, MlirType t) {
   x[7] = (float)type_rank(t) / 4.0f;
   x[8] = (float)(log1p(static_numel(t)) / 16.0);
@@ -168,16 +136,16 @@ static void op_features(float *x, MlirOperation op, int depth,
   op_class tmp;
   x[0] = (float)name_class(names, op, &tmp)->kind;
   x[1] = 0;
-  x[2] = (float)log1p((double)mlirOperationGetNumOperands(op));
-  x[3] = (float)log1p((double)mlirOperationGetNumResults(op));
-  x[4] = (float)log1p((double)mlirOperationGetNumRegions(op));
+  x[2] = log1p_count(mlirOperationGetNumOperands(op));
+  x[3] = log1p_count(mlirOperationGetNumResults(op));
+  x[4] = log1p_count(mlirOperationGetNumRegions(op));
   x[5] = (float)depth / 8.0f;
-  double uses = 0;
+  intptr_t uses = 0;
   for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++)
     for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(op, i));
          !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
       uses++;
-  x[6] = (float)log1p(uses);
+  x[6] = log1p_count(uses);
   if (mlirOperationGetNumResults(op))
     type_features(x, mlirValueGetType(mlirOperationGetResult(op, 0)));
 }
@@ -185,7 +153,7 @@ static void op_features(float *x, MlirOperation op, int depth,
 static void block_features(float *x, MlirBlock b, int depth) {
   x[0] = -1;
   x[1] = 1;
-  x[2] = (float)log1p((double)mlirBlockGetNumArguments(b));
+  x[2] = log1p_count(mlirBlockGetNumArguments(b));
   x[5] = (float)depth / 8.0f;
   if (mlirBlockGetNumArguments(b))
     type_features(x, mlirValueGetType(mlirBlockGetArgument(b, 0)));
@@ -259,13 +227,13 @@ mqss_status mqss_graph_build(const mqss_module *m, mqss_graph **out) {
   // Lookup tables: op pointer -> node, block pointer -> node.
   ptr_map ops = {0}, blocks = {0};
   if (st == MQSS_OK &&
-      (!map_init(&ops, g.n_ops) || !map_init(&blocks, g.n_blocks)))
+      (!ptr_map_init(&ops, g.n_ops) || !ptr_map_init(&blocks, g.n_blocks)))
     st = MQSS_ERR_NOMEM;
   if (st == MQSS_OK) {
     for (int i = 0; i < g.n_ops; i++)
-      map_put(&ops, g.ops[i].op.ptr, i);
+      ptr_map_put(&ops, g.ops[i].op.ptr, i);
     for (int k = 0; k < g.n_blocks; k++)
-      map_put(&blocks, g.blocks[k].block.ptr, g.n_ops + k);
+      ptr_map_put(&blocks, g.blocks[k].block.ptr, g.n_ops + k);
     for (int k = 0; k < g.n_blocks; k++) // block <-> op owning its region
       add_edge(&g, g.n_ops + k, g.blocks[k].owner);
     for (int i = 0; i < g.n_ops; i++) {
@@ -276,8 +244,8 @@ mqss_status mqss_graph_build(const mqss_module *m, mqss_graph **out) {
       for (intptr_t k = 0; k < n_opd; k++) {
         MlirValue v = mlirOperationGetOperand(op, k);
         int src = mlirValueIsAOpResult(v)
-                      ? map_get(&ops, mlirOpResultGetOwner(v).ptr)
-                      : map_get(&blocks, mlirBlockArgumentGetOwner(v).ptr);
+                      ? ptr_map_get(&ops, mlirOpResultGetOwner(v).ptr)
+                      : ptr_map_get(&blocks, mlirBlockArgumentGetOwner(v).ptr);
         if (src >= 0) // producer <-> user
           add_edge(&g, src, i);
       }
@@ -290,8 +258,8 @@ mqss_status mqss_graph_build(const mqss_module *m, mqss_graph **out) {
   if (st == MQSS_OK && (!graph || !names || finish(&g, graph, names) != MQSS_OK))
     st = MQSS_ERR_NOMEM;
   free(names);
-  map_free(&ops);
-  map_free(&blocks);
+  ptr_map_free(&ops);
+  ptr_map_free(&blocks);
   builder_free(&g);
   if (st != MQSS_OK) {
     mqss_graph_destroy(graph);

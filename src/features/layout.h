@@ -29,7 +29,7 @@ enum {
   X(OPERANDS_MAX, "syn.operands_max", "log2(1 + max operands of an op) / 8")   \
   X(RESULTS_MEAN, "syn.results_mean", "mean results per op / 4")               \
   X(RESULTS_MAX, "syn.results_max", "log2(1 + max results of an op) / 8")      \
-  X(ATTRS_MEAN, "syn.attrs_mean", "mean attributes per op / 8")                \
+  X(REGION_OPS, "syn.region_ops_frac", "fraction of ops that hold regions")    \
   /* ---- semantics ---- */                                                    \
   X(FLOPS, "sem.flops", "log10(1 + estimated flops) / 12: linalg domains "     \
     "x body ops, plus arith/math ops x enclosing static trip counts")          \

@@ -85,25 +85,35 @@ void tanh_backward(float *dinp, const float *dout, const float *out, int n) {
 // ----------------------------------------------------------------------------
 // GraphSAGE (mean aggregator)
 
-void mean_agg_forward(float *agg, const float *h, const int *row_ptr,
-                      const int *col, int N, int D) {
-  // agg is (N,D), h is (N,D)
+// Sums over the edges [lo, hi) of columns [d, d+W) of h into s (W floats):
+// W independent lanes, kept in registers.
+#define AGG_COLUMNS(W)                                                         \
+  for (; d + (W) <= D; d += (W)) {                                             \
+    float s[W] = {0};                                                          \
+    for (int e = lo; e < hi; e++) {                                            \
+      const float *restrict hj = h + (size_t)col[e] * D + d;                   \
+      for (int k = 0; k < (W); k++)                                            \
+        s[k] += hj[k];                                                         \
+    }                                                                          \
+    for (int k = 0; k < (W); k++)                                              \
+      a[d + k] = s[k] * inv;                                                   \
+  }
+
+void mean_agg_forward(float *restrict agg, const float *restrict h,
+                      const int *row_ptr, const int *col, int N, int D) {
+  // agg is (N,D), h is (N,D). Each row sums its neighbours' columns in
+  // register blocks of 16, then 4, then 1 (each lane in edge order).
   for (int i = 0; i < N; i++) {
-    float *a = agg + (size_t)i * D;
-    memset(a, 0, sizeof(float) * D);
-    int deg = row_ptr[i + 1] - row_ptr[i];
-    if (deg == 0)
-      continue;
-    for (int e = row_ptr[i]; e < row_ptr[i + 1]; e++) {
-      const float *hj = h + (size_t)col[e] * D;
-      for (int d = 0; d < D; d++)
-        a[d] += hj[d];
-    }
-    float inv = 1.0f / (float)deg;
-    for (int d = 0; d < D; d++)
-      a[d] *= inv;
+    float *restrict a = agg + (size_t)i * D;
+    int lo = row_ptr[i], hi = row_ptr[i + 1];
+    float inv = hi > lo ? 1.0f / (float)(hi - lo) : 0.0f;
+    int d = 0;
+    AGG_COLUMNS(16)
+    AGG_COLUMNS(4)
+    AGG_COLUMNS(1)
   }
 }
+#undef AGG_COLUMNS
 
 void mean_agg_backward(float *dh, const float *dagg, const int *row_ptr,
                        const int *col, int N, int D) {

@@ -307,8 +307,6 @@ void nn_acts_zero_head_grads(nn_acts *a, const nn_model *m) {
 void nn_forward(const nn_model *m, nn_acts *a, const nn_batch *in) {
   const nn_config *c = &m->cfg;
   const nn_params *p = &m->params;
-  int B = in->B, S = c->state_dim, H = c->hidden_dim, A1 = c->n_actions + 1;
-  int P = m->P, S_IN = S;
   if (c->arch == NN_ARCH_GNN) {
     const nn_graph *g = &in->graph;
     int N = g->n_nodes, F = c->node_dim, G = c->gnn_dim;
@@ -316,9 +314,19 @@ void nn_forward(const nn_model *m, nn_acts *a, const nn_batch *in) {
                  p->sage1_wn, p->sage1_b, N, F, G);
     sage_forward(a->h2, a->agg2, a->h1, g->row_ptr, g->col, p->sage2_ws,
                  p->sage2_wn, p->sage2_b, N, G, G);
-    sum_pool_forward(a->pooled, a->h2, in->graph_ptr, B, G);
-    concat_forward(a->z0, in->state, a->pooled, B, S, G);
-    S_IN = S + G;
+    sum_pool_forward(a->pooled, a->h2, in->graph_ptr, in->B, G);
+  }
+  nn_forward_trunk(m, a, in);
+}
+
+void nn_forward_trunk(const nn_model *m, nn_acts *a, const nn_batch *in) {
+  const nn_config *c = &m->cfg;
+  const nn_params *p = &m->params;
+  int B = in->B, S = c->state_dim, H = c->hidden_dim, A1 = c->n_actions + 1;
+  int P = m->P, S_IN = S;
+  if (c->arch == NN_ARCH_GNN) {
+    concat_forward(a->z0, in->state, a->pooled, B, S, c->gnn_dim);
+    S_IN = S + c->gnn_dim;
   } else {
     memcpy(a->z0, in->state, sizeof(float) * B * S);
   }

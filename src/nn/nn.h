@@ -255,6 +255,10 @@ void nn_acts_free(nn_acts *a);
 
 // Fills a->logp, a->mu and a->value for the batch. Does not modify m.
 void nn_forward(const nn_model *m, nn_acts *a, const nn_batch *in);
+// The same without the graph encoder: reuses a->pooled from an earlier
+// nn_forward on the same graphs (state and mask may differ). For the MLP
+// architecture it is nn_forward.
+void nn_forward_trunk(const nn_model *m, nn_acts *a, const nn_batch *in);
 // Zeroes the backward inputs a->dlogp (B,A+1), a->dmu (B,P), a->dvalue (B).
 void nn_acts_zero_head_grads(nn_acts *a, const nn_model *m);
 // Backpropagates a->dlogp, a->dmu, a->dvalue into m->grads (accumulating).

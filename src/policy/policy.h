@@ -35,15 +35,20 @@ typedef struct {
   uint8_t cat_mask[NN_MAX_ACTIONS + 1]; // (n_cat) safety mask, catalog order
   uint8_t nn_mask[NN_MAX_ACTIONS + 1];  // (A+1) network order, STOP last
   mqss_graph *graph;                 // graph of the last forward, owned
+  bool have_ir; // state, cat_mask, graph and acts.pooled describe an IR
 } policy_scratch;
 
 // Computes state, graph and safety mask of `m` (history: catalog indices),
 // clears nn_mask entries whose catalog index has ban[i] set (ban may be
-// NULL), and runs the network. Returns MQSS_OK, or an error set on m's
-// session.
+// NULL), and runs the network. With same_ir, `m` is the module of the last
+// successful call on this scratch, unchanged since: its IR features, safety
+// mask and graph embedding are reused and only the history, the bans and
+// the MLP are recomputed (the same numbers, much faster). Returns MQSS_OK,
+// or an error set on m's session.
 mqss_status policy_forward(const mqss_policy *p, const mqss_module *m,
                            const int *history, int n_history, int max_steps,
-                           const uint8_t *ban, policy_scratch *sc);
+                           const uint8_t *ban, bool same_ir,
+                           policy_scratch *sc);
 void policy_scratch_free(policy_scratch *sc);
 
 // ----------------------------------------------------------------------------

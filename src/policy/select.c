@@ -6,7 +6,9 @@
 // this module, are masked and the step is retried. An action that changes
 // nothing takes its step, stays out of the selection, and is masked until
 // the IR changes, as in the training environment (env.c). It
-// does not measure or compile anything (guard.c).
+// does not measure or compile anything (guard.c). While the IR has not
+// changed (a retry, or a step after an action that changed nothing) the
+// next decision reuses its IR features, mask and graph embedding.
 #include "policy/policy.h"
 
 #include <stdlib.h>
@@ -21,10 +23,10 @@ void mqss_select_options_init(mqss_select_options *o) {
 // Chooses one decision for `work`. Returns the catalog index (or -1 with an
 // error set), fills d.
 static int choose(const mqss_policy *p, const mqss_module *work, const int *hist,
-                  int n_hist, int max_steps, const uint8_t *ban,
+                  int n_hist, int max_steps, const uint8_t *ban, bool same_ir,
                   nn_rng *rng, policy_scratch *sc, mqss_decision *d,
                   mqss_status *rc) {
-  *rc = policy_forward(p, work, hist, n_hist, max_steps, ban, sc);
+  *rc = policy_forward(p, work, hist, n_hist, max_steps, ban, same_ir, sc);
   if (*rc != MQSS_OK)
     return -1;
   float u[NN_MAX_ACTIONS * 4 + 64]; // (P) only the chosen slots are written
@@ -81,14 +83,16 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
   int stop = mqss_catalog_stop(p->catalog);
   uint64_t cur_hash = 0; // hash of `cur`, once known
   bool have_hash = false;
+  bool same_ir = false; // `cur` is what sc describes (policy_forward)
   for (int step = 0; rc == MQSS_OK && step < max_steps; step++) {
     memcpy(ban, noop, sizeof ban);
     for (;;) { // retry the step until an action applies (STOP always does)
       mqss_decision d;
-      int a = choose(p, cur, hist, step, max_steps, ban,
+      int a = choose(p, cur, hist, step, max_steps, ban, same_ir,
                      opts->sample ? &rng : NULL, &sc, &d, &rc);
       if (a < 0)
         break;
+      same_ir = true;
       if (a == stop) {
         sel->stopped = 1;
         break;
@@ -127,6 +131,7 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
       memset(noop, 0, sizeof noop);
       mqss_module_destroy(work);
       cur = work = next;
+      same_ir = false;
       cur_hash = next_hash;
       if (selection_push(sel, &d) != MQSS_OK)
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");

@@ -16,28 +16,37 @@ void policy_scratch_free(policy_scratch *sc) {
 
 mqss_status policy_forward(const mqss_policy *p, const mqss_module *m,
                            const int *history, int n_history, int max_steps,
-                           const uint8_t *ban, policy_scratch *sc) {
+                           const uint8_t *ban, bool same_ir,
+                           policy_scratch *sc) {
   mqss_session *s = mqss_module_session(m);
   const nn_model *model = p->model;
-  mqss_status rc = mqss_features(m, p->catalog, history, n_history, max_steps,
-                                 sc->state);
-  if (rc != MQSS_OK)
-    return rc;
-  if (mqss_action_mask(m, p->catalog, NULL, sc->cat_mask) < 0)
-    return fail(s, MQSS_ERR_INTERNAL, "policy: safety mask failed");
+  bool gnn = model->cfg.arch == NN_ARCH_GNN;
+  same_ir = same_ir && sc->have_ir && (!gnn || sc->graph);
+  if (same_ir) {
+    features_write_history(p->catalog, history, n_history, max_steps,
+                           sc->state);
+  } else {
+    sc->have_ir = false;
+    mqss_status rc = mqss_features(m, p->catalog, history, n_history,
+                                   max_steps, sc->state);
+    if (rc != MQSS_OK)
+      return rc;
+    if (mqss_action_mask(m, p->catalog, NULL, sc->cat_mask) < 0)
+      return fail(s, MQSS_ERR_INTERNAL, "policy: safety mask failed");
+    if (gnn) {
+      mqss_graph_destroy(sc->graph);
+      sc->graph = NULL;
+      rc = mqss_graph_build(m, &sc->graph);
+      if (rc != MQSS_OK)
+        return rc;
+    }
+  }
   for (int i = 0; i < p->n_cat; i++)
     sc->nn_mask[p->nn_of[i]] = sc->cat_mask[i] && !(ban && ban[i]);
   nn_batch in = {.B = 1, .state = sc->state, .mask = sc->nn_mask};
-  int graph_ptr[2] = {0, 0};
-  int N = 0;
-  if (model->cfg.arch == NN_ARCH_GNN) {
-    mqss_graph_destroy(sc->graph);
-    sc->graph = NULL;
-    rc = mqss_graph_build(m, &sc->graph);
-    if (rc != MQSS_OK)
-      return rc;
-    N = sc->graph->n_nodes;
-    graph_ptr[1] = N;
+  int N = gnn ? sc->graph->n_nodes : 0;
+  int graph_ptr[2] = {0, N};
+  if (gnn) {
     in.graph = (nn_graph){.n_nodes = N,
                           .node_dim = sc->graph->dim,
                           .x = sc->graph->x,
@@ -45,8 +54,12 @@ mqss_status policy_forward(const mqss_policy *p, const mqss_module *m,
                           .col = sc->graph->col};
     in.graph_ptr = graph_ptr;
   }
-  if (nn_acts_ensure(&sc->acts, model, 1, N > 0 ? N : 1) != 0)
+  if (!same_ir && nn_acts_ensure(&sc->acts, model, 1, N > 0 ? N : 1) != 0)
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
-  nn_forward(model, &sc->acts, &in);
+  if (same_ir)
+    nn_forward_trunk(model, &sc->acts, &in);
+  else
+    nn_forward(model, &sc->acts, &in);
+  sc->have_ir = true;
   return MQSS_OK;
 }

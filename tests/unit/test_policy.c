@@ -275,7 +275,8 @@ static void test_explain(void **state) {
     assert_int_equal(n, 8);
     assert_true(prob > 0 && prob < 1);
     policy_scratch sc = {0};
-    assert_int_equal(policy_forward(p, m, NULL, 0, 16, NULL, &sc), MQSS_OK);
+    assert_int_equal(policy_forward(p, m, NULL, 0, 16, NULL, false, &sc),
+                     MQSS_OK);
     int a = p->nn_of[mqss_catalog_stop(C)];
     assert_float_equal(prob, expf(sc.acts.logp[a]), 1e-6);
     float x[MQSS_FEATURE_DIM];
@@ -304,6 +305,40 @@ static void test_explain(void **state) {
     assert_contains(mqss_errmsg(S), "masked");
     assert_int_equal(mqss_policy_explain(p, m, "no-such-action", 3, c, &n,
                                          NULL), MQSS_ERR_INVALID_ARG);
+    mqss_module_destroy(m);
+    mqss_policy_destroy(p);
+  }
+}
+
+// A forward that reuses the IR part (same_ir) gives exactly the numbers of
+// a full one, for another history and other bans than the call it reuses.
+static void test_forward_reuse(void **state) {
+  (void)state;
+  const char *paths[] = {gnn_path, mlp_path};
+  for (int k = 0; k < 2; k++) {
+    mqss_policy *p = load(paths[k]);
+    mqss_module *m = parse(S, EX("matmul_tensor_f32.mlir"));
+    int hist[3] = {1, 4, 2};
+    uint8_t ban[NN_MAX_ACTIONS + 1] = {0};
+    ban[mqss_catalog_find(C, "canonicalize")] = 1;
+    policy_scratch full = {0}, reuse = {0};
+    assert_int_equal(policy_forward(p, m, hist, 3, 16, ban, false, &full),
+                     MQSS_OK);
+    assert_int_equal(policy_forward(p, m, NULL, 0, 16, NULL, false, &reuse),
+                     MQSS_OK);
+    assert_int_equal(policy_forward(p, m, hist, 3, 16, ban, true, &reuse),
+                     MQSS_OK);
+    const nn_model *nm = p->model;
+    int A1 = nm->cfg.n_actions + 1;
+    assert_memory_equal(full.state, reuse.state, sizeof full.state);
+    assert_memory_equal(full.nn_mask, reuse.nn_mask, (size_t)A1);
+    assert_memory_equal(full.acts.logp, reuse.acts.logp, sizeof(float) * A1);
+    assert_memory_equal(full.acts.mu, reuse.acts.mu, sizeof(float) * nm->P);
+    assert_memory_equal(full.acts.value, reuse.acts.value, sizeof(float));
+    // the ban took effect in the reused call: canonicalize is masked
+    assert_true(isinf(reuse.acts.logp[p->nn_of[mqss_catalog_find(C, "canonicalize")]]));
+    policy_scratch_free(&full);
+    policy_scratch_free(&reuse);
     mqss_module_destroy(m);
     mqss_policy_destroy(p);
   }
@@ -478,6 +513,7 @@ int main(void) {
       cmocka_unit_test(test_select_greedy),
       cmocka_unit_test(test_select_options),
       cmocka_unit_test(test_explain),
+      cmocka_unit_test(test_forward_reuse),
       cmocka_unit_test(test_guard),
       cmocka_unit_test(test_avoid_bad),
       cmocka_unit_test(test_compile_guarded_emit),
