@@ -73,7 +73,7 @@ int cmd_eval(int argc, char **argv);
 // Options shared by select, compile and explain (tools/cmd_select.c).
 typedef struct {
   const char *policy, *catalog, *cache_dir; // NULL = defaults
-  int allow_version_mismatch, sample, max_steps;
+  int allow_version_mismatch, sample, max_steps, no_isolate;
   uint64_t seed;                            // 0 = default
 } policy_cli;
 // Consumes a shared option at argv[*i]: 1 consumed, 0 not, -1 error printed.
@@ -81,6 +81,9 @@ int policy_cli_option(policy_cli *o, int argc, char **argv, int *i);
 // Creates a session, loads the policy and parses FILE; 0 or 1 (printed).
 int policy_cli_open(policy_cli *o, const char *file, mqss_session **s,
                     mqss_policy **p, mqss_module **m);
+// Select options from the CLI ones: isolated unless --no-isolate.
 void policy_cli_select_options(const policy_cli *o, mqss_select_options *so);
+// Prints what an isolated selection avoided, if anything, on stderr.
+void policy_cli_print_notes(const mqss_selection *sel);
 
 #endif // MQSS_CLI_H

@@ -61,6 +61,7 @@ int cmd_compile(int argc, char **argv) {
     else
       fprintf(stderr, "selected pipeline '%s'\n",
               mqss_selection_pipeline(sel));
+    policy_cli_print_notes(sel);
   }
   if (!rc && mqss_module_emit(m, out) != MQSS_OK)
     rc = cli_error("compile: %s", mqss_errmsg(s));

@@ -31,6 +31,9 @@ int policy_cli_option(policy_cli *o, int argc, char **argv, int *i) {
   } else if (!strcmp(f, "--sample")) {
     o->sample = 1;
     return 1;
+  } else if (!strcmp(f, "--no-isolate")) {
+    o->no_isolate = 1;
+    return 1;
   } else if (!strcmp(f, "--seed") || !strcmp(f, "--max-steps")) {
     if (!has)
       return cli_error("%s needs a value", f), -1;
@@ -76,6 +79,13 @@ void policy_cli_select_options(const policy_cli *o, mqss_select_options *so) {
   if (o->seed)
     so->seed = o->seed;
   so->cache_dir = o->cache_dir;
+  so->isolate = !o->no_isolate;
+}
+
+void policy_cli_print_notes(const mqss_selection *sel) {
+  const char *notes = mqss_selection_notes(sel);
+  if (notes[0])
+    fprintf(stderr, "select: a crashing step was avoided:\n%s\n", notes);
 }
 
 // ----------------------------------------------------------------------------
@@ -169,12 +179,15 @@ int cmd_select(int argc, char **argv) {
   if (!rc) {
     mqss_select_options so;
     policy_cli_select_options(&o, &so);
-    if (mqss_policy_select(p, m, &so, &sel) != MQSS_OK)
+    if (mqss_policy_select(p, m, &so, &sel) != MQSS_OK) {
       rc = cli_error("select: %s", mqss_errmsg(s));
-    else if (json)
-      print_json(p, sel);
-    else
-      printf("%s\n", mqss_selection_pipeline(sel));
+    } else {
+      policy_cli_print_notes(sel);
+      if (json)
+        print_json(p, sel);
+      else
+        printf("%s\n", mqss_selection_pipeline(sel));
+    }
   }
   mqss_selection_destroy(sel);
   mqss_module_destroy(m);

@@ -205,7 +205,8 @@ static const cli_command commands[] = {
      "Loads the policy (default: $MQSS_POLICY, else models/default.safetensors\n"
      "of the source tree) and prints the pipeline it chooses for FILE, as one\n"
      "builtin.module(...) string that mlir-opt --pass-pipeline accepts. Greedy\n"
-     "unless --sample. See docs/POLICY.md.\n"
+     "unless --sample. Passes run in a forked child: one that crashes or hangs\n"
+     "is avoided and said on stderr. See docs/POLICY.md.\n"
      "\n"
      "  --policy P                policy file (.safetensors)\n"
      "  --catalog PATH            action catalog (default data/catalog.yaml)\n"
@@ -214,6 +215,8 @@ static const cli_command commands[] = {
      "  --max-steps N             decisions at most (default 16)\n"
      "  --sample --seed N         sample instead of greedy, with this seed\n"
      "  --cache-dir DIR           avoid sequences logged bad in DIR\n"
+     "  --no-isolate              run the passes in this process (faster; a\n"
+     "                            crashing pass then kills mqss)\n"
      "  --init-random-policy OUT  write an UNTRAINED random policy (tests only)\n",
      cmd_select},
     {"compile", "select with a policy, lower to LLVM, write .mlir/.ll/.o",
@@ -227,6 +230,7 @@ static const cli_command commands[] = {
      "only) and logs the sequence as bad. Says on stderr which was used, why.\n"
      "\n"
      "  --policy P --catalog PATH --allow-version-mismatch   as in select\n"
+     "  --max-steps N --no-isolate                          as in select\n"
      "  --guard                   check the output before trusting the choice\n"
      "  --baseline PIPE           fallback pipeline (default \"\")\n"
      "  --cache-dir DIR           measure.sqlite + bad_sequences.jsonl\n"

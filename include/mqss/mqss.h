@@ -43,7 +43,8 @@ extern "C" {
   X(MQSS_ERR_VERIFY, 7, "module failed verification")                          \
   X(MQSS_ERR_FINISH, 8, "cannot lower module to the LLVM dialect")             \
   X(MQSS_ERR_INTERNAL, 9, "internal error")                                    \
-  X(MQSS_ERR_POLICY, 10, "invalid or incompatible policy file")
+  X(MQSS_ERR_POLICY, 10, "invalid or incompatible policy file")              \
+  X(MQSS_ERR_CRASHED, 11, "a pass crashed, hung or ran out of memory")
 
 /// Status code returned by every fallible call.
 typedef enum {
@@ -870,6 +871,10 @@ typedef struct {
   int sample;            ///< nonzero: sample actions and parameters (default 0: greedy)
   uint64_t seed;         ///< seed of the sampler (default 1)
   const char *cache_dir; ///< directory of bad_sequences.jsonl to avoid; NULL = none
+  int isolate;           ///< nonzero: select in a forked child (default 0), see below
+  int timeout_ms;        ///< isolated: wall-clock limit of the child (default 60000)
+  int mem_limit_mb;      ///< isolated: its address-space limit in MiB, 0 = none
+                         ///< (default 4096; ignored by sanitizer builds)
 } mqss_select_options;
 
 /// Fills `opts` with the defaults documented on each field.
@@ -887,6 +892,15 @@ typedef struct mqss_selection mqss_selection;
 /// Deterministic unless opts->sample. `opts` may be NULL. Errors go to the
 /// module's session. On success stores the result in `*out`; destroy it with
 /// mqss_selection_destroy().
+///
+/// Passes run in the calling process, so a pass that crashes takes the
+/// caller with it. With opts->isolate the selection runs in a forked child
+/// (the measurement sandbox, about 1 ms more); when a candidate pass crashes,
+/// hangs past opts->timeout_ms or exhausts opts->mem_limit_mb, that step is
+/// recorded as bad (in memory, and in opts->cache_dir when set) and the
+/// selection is run again avoiding it, up to 4 times; then
+/// MQSS_ERR_CRASHED. mqss_selection_notes() says what was avoided. The
+/// result is the same as in process when nothing crashes.
 mqss_status mqss_policy_select(const mqss_policy *policy,
                                const mqss_module *module,
                                const mqss_select_options *opts,
@@ -932,6 +946,10 @@ int mqss_selection_stopped(const mqss_selection *selection);
 /// included; the rest of its time is the policy's own overhead. 0 for a
 /// selection built by mqss_selection_create().
 double mqss_selection_pass_ms(const mqss_selection *selection);
+
+/// What an isolated selection had to avoid (one line per crashing step), or
+/// "" when nothing.
+const char *mqss_selection_notes(const mqss_selection *selection);
 
 /// Options of the guard. Initialise with mqss_guard_options_init(); strings
 /// are borrowed for the call.

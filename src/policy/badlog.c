@@ -71,9 +71,7 @@ void badlog_free(badlog *b) {
   memset(b, 0, sizeof *b);
 }
 
-// Adds the sequence of record j to b. Returns 0 or -1.
-static int add_record(badlog *b, const cJSON *seq) {
-  int n = cJSON_GetArraySize(seq);
+int badlog_add(badlog *b, char *const *src, int n) {
   char **steps = calloc(n ? (size_t)n : 1, sizeof *steps);
   int *len = realloc(b->len, sizeof *len * (b->n + 1));
   if (len)
@@ -85,14 +83,27 @@ static int add_record(badlog *b, const cJSON *seq) {
     free(steps);
     return -1;
   }
-  for (int k = 0; k < n; k++) {
-    const cJSON *it = cJSON_GetArrayItem(seq, k);
-    steps[k] = strdup(cJSON_IsString(it) ? it->valuestring : "");
-  }
+  for (int k = 0; k < n; k++)
+    steps[k] = strdup(src[k] ? src[k] : "");
   b->seq[b->n] = steps;
   b->len[b->n] = n;
   b->n++;
   return 0;
+}
+
+// Adds the sequence of one JSON record to b. Returns 0 or -1.
+static int add_record(badlog *b, const cJSON *seq) {
+  int n = cJSON_GetArraySize(seq);
+  char **steps = calloc(n ? (size_t)n : 1, sizeof *steps);
+  if (!steps)
+    return -1;
+  for (int k = 0; k < n; k++) {
+    const cJSON *it = cJSON_GetArrayItem(seq, k);
+    steps[k] = cJSON_IsString(it) ? it->valuestring : "";
+  }
+  int rc = badlog_add(b, steps, n);
+  free(steps);
+  return rc;
 }
 
 int badlog_load(const char *dir, uint64_t hash, badlog *out) {

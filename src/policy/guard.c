@@ -109,6 +109,21 @@ mqss_status mqss_policy_fallback_to_baseline(const mqss_policy *p,
   return MQSS_OK;
 }
 
+// The report when even an isolated selection kept crashing: the baseline.
+static mqss_status selection_crashed(mqss_module *module,
+                                     const mqss_guard_options *opts,
+                                     mqss_guard_report *r) {
+  memset(r, 0, sizeof *r);
+  r->verdict = MQSS_MEASURE_CRASHED;
+  r->used_fallback = 1;
+  const char *baseline = opts && opts->baseline ? opts->baseline : "";
+  copy(r->used, sizeof r->used, baseline);
+  snprintf(r->reason, sizeof r->reason,
+           "%.700s; fell back to the baseline '%.300s'",
+           mqss_errmsg(mqss_module_session(module)), baseline);
+  return MQSS_OK;
+}
+
 mqss_status mqss_policy_compile_guarded(const mqss_policy *p,
                                         mqss_module *module,
                                         const mqss_select_options *sel_opts,
@@ -127,6 +142,13 @@ mqss_status mqss_policy_compile_guarded(const mqss_policy *p,
   mqss_status rc = mqss_policy_select(p, module, &so, &sel);
   if (rc == MQSS_OK)
     rc = mqss_policy_fallback_to_baseline(p, module, sel, opts, r);
+  else if (rc == MQSS_ERR_CRASHED && r) // isolated, and every retry crashed
+    rc = selection_crashed(module, opts, r);
+  if (rc == MQSS_OK && sel && mqss_selection_notes(sel)[0]) {
+    size_t len = strlen(r->reason);
+    snprintf(r->reason + len, sizeof r->reason - len,
+             "; while selecting, %.400s", mqss_selection_notes(sel));
+  }
   mqss_selection_destroy(sel);
   if (rc != MQSS_OK)
     return rc;

@@ -62,6 +62,7 @@ struct mqss_selection {
   char *pipeline;         // "builtin.module(...)", owned
   int stopped;
   double pass_ms;         // time select spent cloning and applying
+  char *notes;            // what isolation avoided, owned; NULL = nothing
 };
 
 // Appends a decision; recomputes the pipeline text. Returns MQSS_OK or NOMEM.
@@ -84,8 +85,30 @@ typedef struct {
 // Reads the records of `module_hash` from dir (missing file: none). 0 or -1.
 int badlog_load(const char *dir, uint64_t module_hash, badlog *out);
 // True when prefix (n steps) + `next` equals a recorded sequence.
+// Adds a sequence of n step pipelines (copied) to b. Returns 0 or -1.
+int badlog_add(badlog *b, char *const *steps, int n);
 bool badlog_completes(const badlog *b, char *const *prefix, int n,
                       const char *next);
 void badlog_free(badlog *b);
+
+// ----------------------------------------------------------------------------
+// the decision loop (select.c) and its isolated twin (isolate.c)
+
+// One selection in this process, avoiding `bad` (not NULL). With trace_fd
+// >= 0 (in a sandbox child) every candidate decision is written there before
+// its passes run ('T'), again when they returned ('A'), and once more when
+// it is kept ('K'), as select_trace records.
+typedef struct {
+  int tag; // 'T', 'A' or 'K'
+  mqss_decision d;
+} select_trace;
+mqss_status select_run(const mqss_policy *p, const mqss_module *module,
+                       const mqss_select_options *opts, const badlog *bad,
+                       int trace_fd, mqss_selection **out);
+// The same in forked children, retrying around crashing steps; adds those
+// to `bad`.
+mqss_status select_isolated(const mqss_policy *p, const mqss_module *module,
+                            const mqss_select_options *opts, badlog *bad,
+                            mqss_selection **out);
 
 #endif // MQSS_POLICY_INTERNAL_H

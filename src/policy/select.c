@@ -9,15 +9,31 @@
 // does not measure or compile anything (guard.c). While the IR has not
 // changed (a retry, or a step after an action that changed nothing) the
 // next decision reuses its IR features, mask and graph embedding.
+#include "measure/measure.h"
 #include "policy/policy.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 void mqss_select_options_init(mqss_select_options *o) {
   memset(o, 0, sizeof *o);
   o->max_steps = 16;
   o->seed = 1;
+  o->timeout_ms = 60000;
+  o->mem_limit_mb = 4096;
+}
+
+static void trace(int fd, int tag, const mqss_decision *d) {
+  if (fd < 0)
+    return;
+  // in the sandbox child: a death is reported as during the passes or not
+  child_report_stage(tag == 'T' ? STAGE_PIPELINE : STAGE_START);
+  select_trace t = {.tag = tag, .d = *d};
+  t.d.target = NULL;
+  // a short write only loses the crash diagnosis, never the selection
+  if (write(fd, &t, sizeof t) != (ssize_t)sizeof t)
+    return;
 }
 
 // Chooses one decision for `work`. Returns the catalog index (or -1 with an
@@ -61,14 +77,24 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
     mqss_select_options_init(&defaults);
     opts = &defaults;
   }
-  int max_steps = opts->max_steps > 0 ? opts->max_steps : 16;
-  nn_rng rng;
-  nn_rng_seed(&rng, opts->seed);
   badlog bad = {0};
   if (opts->cache_dir &&
       badlog_load(opts->cache_dir, mqss_module_hash(module), &bad) != 0)
     return fail(s, MQSS_ERR_IO, "cannot read '%s/bad_sequences.jsonl'",
                 opts->cache_dir);
+  mqss_status rc = opts->isolate ? select_isolated(p, module, opts, &bad, out)
+                                 : select_run(p, module, opts, &bad, -1, out);
+  badlog_free(&bad);
+  return rc;
+}
+
+mqss_status select_run(const mqss_policy *p, const mqss_module *module,
+                       const mqss_select_options *opts, const badlog *bad,
+                       int trace_fd, mqss_selection **out) {
+  mqss_session *s = mqss_module_session(module);
+  int max_steps = opts->max_steps > 0 ? opts->max_steps : 16;
+  nn_rng rng;
+  nn_rng_seed(&rng, opts->seed);
   mqss_selection *sel = selection_new(p->catalog);
   // The caller's module is read until the first action applies; from then
   // on `work` is a private copy (no up-front clone).
@@ -102,8 +128,10 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
         break;
       }
-      bool is_bad = badlog_completes(&bad, sel->step, sel->n, text);
+      bool is_bad = badlog_completes(bad, sel->step, sel->n, text);
       free(text);
+      if (!is_bad)
+        trace(trace_fd, 'T', &d);
       double t0 = now_ms();
       mqss_module *next = is_bad ? NULL : mqss_module_clone(cur);
       if (!is_bad && !next) {
@@ -112,6 +140,8 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
       }
       bool applied = !is_bad && mqss_decision_apply(next, p->catalog, &d) == MQSS_OK;
       sel->pass_ms += now_ms() - t0;
+      if (!is_bad)
+        trace(trace_fd, 'A', &d); // applied or failed: out of the passes
       if (!applied) {
         mqss_module_destroy(next);
         ban[a] = 1; // masked for this step; choose again
@@ -135,13 +165,13 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
       cur_hash = next_hash;
       if (selection_push(sel, &d) != MQSS_OK)
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
+      trace(trace_fd, 'K', &d);
       break;
     }
     if (sel && sel->stopped)
       break;
   }
   policy_scratch_free(&sc);
-  badlog_free(&bad);
   mqss_module_destroy(work);
   free(hist);
   if (rc != MQSS_OK) {

@@ -102,6 +102,7 @@ void mqss_selection_destroy(mqss_selection *s) {
   free(s->step);
   free(s->d);
   free(s->pipeline);
+  free(s->notes);
   free(s);
 }
 
@@ -134,4 +135,8 @@ int mqss_selection_stopped(const mqss_selection *s) {
 
 double mqss_selection_pass_ms(const mqss_selection *s) {
   return s ? s->pass_ms : 0;
+}
+
+const char *mqss_selection_notes(const mqss_selection *s) {
+  return s && s->notes ? s->notes : "";
 }
