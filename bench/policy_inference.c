@@ -231,6 +231,14 @@ int main(int argc, char **argv) {
     mqss_selection_destroy(sel);
   }
   printf("  warm: later 1-step selects (median):        %8.3f ms\n", median(t, R));
+  one.isolate = 1; // the same in a forked child (the CLI's default)
+  for (int r = 0; r < R; r++) {
+    t0 = now_ms();
+    mqss_policy_select(p, m, &one, &sel);
+    t[r] = now_ms() - t0;
+    mqss_selection_destroy(sel);
+  }
+  printf("  isolated 1-step selects (fork, median):     %8.3f ms\n", median(t, R));
   free(t);
   free(ta);
   free(to);

@@ -895,12 +895,13 @@ typedef struct mqss_selection mqss_selection;
 ///
 /// Passes run in the calling process, so a pass that crashes takes the
 /// caller with it. With opts->isolate the selection runs in a forked child
-/// (the measurement sandbox, about 1 ms more); when a candidate pass crashes,
-/// hangs past opts->timeout_ms or exhausts opts->mem_limit_mb, that step is
-/// recorded as bad (in memory, and in opts->cache_dir when set) and the
-/// selection is run again avoiding it, up to 4 times; then
-/// MQSS_ERR_CRASHED. mqss_selection_notes() says what was avoided. The
-/// result is the same as in process when nothing crashes.
+/// (the measurement sandbox; the fork costs ~6 ms, see
+/// bench/policy_inference.sh). When a candidate pass crashes, hangs past
+/// opts->timeout_ms or exhausts opts->mem_limit_mb, that step is recorded as
+/// bad (in memory, and in opts->cache_dir when set) and the selection runs
+/// again avoiding it, up to 4 times; then MQSS_ERR_CRASHED.
+/// mqss_selection_notes() says what was avoided. Without a crash the result
+/// is the same as in process.
 mqss_status mqss_policy_select(const mqss_policy *policy,
                                const mqss_module *module,
                                const mqss_select_options *opts,
