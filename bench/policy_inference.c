@@ -128,7 +128,7 @@ int main(int argc, char **argv) {
   float u[1024];
   for (int r = 0; r < R; r++) {
     t0 = now_ms();
-    policy_forward(p, m, NULL, 0, 16, NULL, false, &sc);
+    policy_forward(p, m, NULL, 0, NULL, false, &sc);
     nn_act(p->model, &sc.acts, 0, NULL, u);
     t[r] = now_ms() - t0;
   }

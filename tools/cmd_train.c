@@ -121,6 +121,11 @@ int cmd_train(int argc, char **argv) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto out;
   }
+  if (r.bc.samples)
+    printf("behaviour cloning: %d baselines replayed (%d steps, %d samples; "
+           "%d not expressible in the catalog, %d refused), loss %.4f -> "
+           "%.4f\n", r.bc.modules, r.bc.steps, r.bc.samples, r.bc.unmatched,
+           r.bc.refused, r.bc_loss_first, r.bc_loss_last);
   printf("trained %d iterations, %lld environment steps in %.1f s%s\n",
          r.iterations, r.env_steps, r.elapsed_s,
          r.early_stopped ? " (stopped early: the return stopped varying)" : "");

@@ -558,7 +558,8 @@ const char *mqss_feature_name(int i);
 /// One-line description of feature `i`, or NULL when out of range. Static.
 const char *mqss_feature_doc(int i);
 
-/// 64-bit hash of the layout (every name in order), recorded in policy files.
+/// 64-bit hash of the layout (every name in order, and the graph's node
+/// columns), recorded in policy files.
 uint64_t mqss_feature_layout_hash(void);
 
 //===----------------------------------------------------------------------===//
@@ -575,7 +576,7 @@ uint64_t mqss_feature_layout_hash(void);
 /// region. Neighbours of node i are col[row_ptr[i] .. row_ptr[i+1]), sorted
 /// and without duplicates; a node's own row never lists itself. Node
 /// features, row-major (n_nodes, dim), columns:
-///   0 op-kind id (vocabulary index, see mqss_op_kind_name; blocks: -1)
+///   0 op-kind id / mqss_op_kind_count() (see mqss_op_kind_name; blocks: -1)
 ///   1 is-block, 2 log1p(#operands or #block arguments), 3 log1p(#results),
 ///   4 log1p(#regions), 5 nesting depth / 8, 6 log1p(#uses of results),
 ///   7 rank of first result or argument type / 4, 8 log1p(elements of it)/16,
@@ -867,7 +868,8 @@ mqss_status mqss_policy_warmup(const mqss_policy *policy,
 /// Options of mqss_policy_select(). Initialise with
 /// mqss_select_options_init(); strings are borrowed for the call.
 typedef struct {
-  int max_steps;         ///< decisions at most, STOP excluded (default 16)
+  int max_steps;         ///< decisions at most, STOP excluded (default 0: the
+                         ///< policy's training episode length, 16 if unknown)
   int sample;            ///< nonzero: sample actions and parameters (default 0: greedy)
   uint64_t seed;         ///< seed of the sampler (default 1)
   const char *cache_dir; ///< directory of bad_sequences.jsonl to avoid; NULL = none

@@ -131,10 +131,12 @@ static void type_features(float *x, MlirType t) {
   x[11] = mlirTypeIsATensor(t);
 }
 
-static void op_features(float *x, MlirOperation op, int depth,
-                        name_cache *names) {
+// Returns the op-kind id; x[0] holds it scaled into [0, 1).
+static int op_features(float *x, MlirOperation op, int depth,
+                       name_cache *names) {
   op_class tmp;
-  x[0] = (float)name_class(names, op, &tmp)->kind;
+  int kind = name_class(names, op, &tmp)->kind;
+  x[0] = (float)kind / (float)mqss_op_kind_count();
   x[1] = 0;
   x[2] = log1p_count(mlirOperationGetNumOperands(op));
   x[3] = log1p_count(mlirOperationGetNumResults(op));
@@ -148,6 +150,7 @@ static void op_features(float *x, MlirOperation op, int depth,
   x[6] = log1p_count(uses);
   if (mlirOperationGetNumResults(op))
     type_features(x, mlirValueGetType(mlirOperationGetResult(op, 0)));
+  return kind;
 }
 
 static void block_features(float *x, MlirBlock b, int depth) {
@@ -174,8 +177,8 @@ static mqss_status finish(builder *g, mqss_graph *out, name_cache *names) {
   if (!out->x || !out->row_ptr || !out->kind || !out->col)
     return MQSS_ERR_NOMEM;
   for (int i = 0; i < g->n_ops; i++) {
-    op_features(out->x + (size_t)i * d, g->ops[i].op, g->ops[i].depth, names);
-    out->kind[i] = (int)out->x[(size_t)i * d];
+    out->kind[i] =
+        op_features(out->x + (size_t)i * d, g->ops[i].op, g->ops[i].depth, names);
   }
   for (int k = 0; k < g->n_blocks; k++) {
     int node = g->n_ops + k;

@@ -102,14 +102,23 @@ const char *mqss_feature_doc(int i) {
   return docs[i];
 }
 
-uint64_t mqss_feature_layout_hash(void) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (int i = 0; i < MQSS_FEATURE_DIM; i++) {
-    const char *s = mqss_feature_name(i);
-    for (size_t k = 0; k <= strlen(s); k++) {
-      h ^= (unsigned char)s[k];
-      h *= 0x100000001b3ULL;
-    }
+// The graph's node-feature columns (mqss.h, mqss_graph), hashed with the
+// state's names: change it whenever a column changes meaning.
+static const char *const GRAPH_NODE_LAYOUT =
+    "graph nodes v2: kind/count is_block operands results regions depth uses "
+    "rank numel float memref tensor";
+
+static uint64_t fnv1a(uint64_t h, const char *s) {
+  for (size_t k = 0; k <= strlen(s); k++) {
+    h ^= (unsigned char)s[k];
+    h *= 0x100000001b3ULL;
   }
   return h;
+}
+
+uint64_t mqss_feature_layout_hash(void) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (int i = 0; i < MQSS_FEATURE_DIM; i++)
+    h = fnv1a(h, mqss_feature_name(i));
+  return fnv1a(h, GRAPH_NODE_LAYOUT);
 }

@@ -316,6 +316,18 @@ float nn_ppo_forward(const nn_model *m, nn_acts *a, const nn_batch *in,
 void nn_ppo_backward(nn_model *m, nn_acts *a, const nn_batch *in,
                      const nn_ppo_batch *t, const nn_ppo_config *c);
 
+// Behaviour cloning: runs the network forward and returns
+//   L = mean_b [-log pi(action_b | s_b) + 0.5 |mu_b - u_b|^2],
+// the cross-entropy of the demonstrated action plus the squared error of
+// its parameters' means (only t->action and t->u are read). Not the
+// Gaussian log-density: shrinking the std would win that at any action
+// error. The value head and the log-stds get no gradient.
+float nn_bc_forward(const nn_model *m, nn_acts *a, const nn_batch *in,
+                    const nn_ppo_batch *t);
+// Accumulates dL/dparams into m->grads; call after nn_bc_forward.
+void nn_bc_backward(nn_model *m, nn_acts *a, const nn_batch *in,
+                    const nn_ppo_batch *t);
+
 // ----------------------------------------------------------------------------
 // optimizer (src/nn/adam.c)
 

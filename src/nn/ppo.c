@@ -81,7 +81,7 @@ float nn_ppo_forward(const nn_model *m, nn_acts *a, const nn_batch *in,
 
 void nn_ppo_backward(nn_model *m, nn_acts *a, const nn_batch *in,
                      const nn_ppo_batch *t, const nn_ppo_config *c) {
-  int B = in->B, A1 = m->cfg.n_actions + 1, P = m->P;
+  int B = in->B;
   float inv = B > 0 ? 1.0f / (float)B : 0.0f;
   nn_acts_zero_head_grads(a, m);
   for (int b = 0; b < B; b++) {
@@ -95,7 +95,41 @@ void nn_ppo_backward(nn_model *m, nn_acts *a, const nn_batch *in,
   }
   hybrid_logprob_backward(a->dlogp, a->dmu, m->grads.log_std, a->ppo_dlogp,
                           a->ppo_dent, a->logp, in->mask, a->mu,
-                          m->params.log_std, t->action, t->u, m->param_off, B,
-                          A1, P);
+                          m->params.log_std, t->action, t->u, m->param_off,
+                          in->B, m->cfg.n_actions + 1, m->P);
+  nn_backward(m, a, in);
+}
+
+// ----------------------------------------------------------------------------
+// behaviour cloning
+
+float nn_bc_forward(const nn_model *m, nn_acts *a, const nn_batch *in,
+                    const nn_ppo_batch *t) {
+  int B = in->B, A1 = m->cfg.n_actions + 1, P = m->P;
+  nn_forward(m, a, in);
+  double loss = 0.0;
+  for (int b = 0; b < B; b++) {
+    int act = t->action[b];
+    loss -= a->logp[(size_t)b * A1 + act];
+    for (int s = m->param_off[act]; s < m->param_off[act + 1]; s++) {
+      float d = a->mu[(size_t)b * P + s] - t->u[(size_t)b * P + s];
+      loss += 0.5 * d * d;
+    }
+  }
+  return B > 0 ? (float)(loss / B) : 0.0f;
+}
+
+void nn_bc_backward(nn_model *m, nn_acts *a, const nn_batch *in,
+                    const nn_ppo_batch *t) {
+  int B = in->B, A1 = m->cfg.n_actions + 1, P = m->P;
+  float inv = B > 0 ? 1.0f / (float)B : 0.0f;
+  nn_acts_zero_head_grads(a, m);
+  for (int b = 0; b < B; b++) {
+    int act = t->action[b];
+    a->dlogp[(size_t)b * A1 + act] = -inv;
+    for (int s = m->param_off[act]; s < m->param_off[act + 1]; s++)
+      a->dmu[(size_t)b * P + s] =
+          (a->mu[(size_t)b * P + s] - t->u[(size_t)b * P + s]) * inv;
+  }
   nn_backward(m, a, in);
 }

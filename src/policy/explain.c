@@ -85,7 +85,7 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
     return fail(s, MQSS_ERR_INVALID_ARG, "explain: no action '%s' in the "
                 "catalog; run 'mqss catalog' for the names", action);
   policy_scratch sc = {0};
-  mqss_status rc = policy_forward(p, module, NULL, 0, 16, NULL, false, &sc);
+  mqss_status rc = policy_forward(p, module, NULL, 0, NULL, false, &sc);
   if (rc != MQSS_OK) {
     policy_scratch_free(&sc);
     return rc;

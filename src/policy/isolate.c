@@ -78,7 +78,7 @@ mqss_status select_isolated(const mqss_policy *p, const mqss_module *module,
                             const mqss_select_options *opts, badlog *bad,
                             mqss_selection **out) {
   mqss_session *s = mqss_module_session(module);
-  int max_steps = opts->max_steps > 0 ? opts->max_steps : 16;
+  int max_steps = opts->max_steps > 0 ? opts->max_steps : p->episode_steps;
   size_t size = sizeof(reply) + sizeof(mqss_decision) * (size_t)max_steps;
   reply *r = calloc(1, size);
   if (!r)

@@ -127,6 +127,11 @@ mqss_status mqss_policy_load(mqss_session *s, const char *path,
     mqss_policy_destroy(p);
     return rc;
   }
+  // the trainer records every config key in train_config ("rl.max_steps=8")
+  const char *ms = strstr(p->meta.train_config, "rl.max_steps=");
+  p->episode_steps = ms ? atoi(ms + strlen("rl.max_steps=")) : 0;
+  if (p->episode_steps < 1 || p->episode_steps > 256)
+    p->episode_steps = 16;
   *out = p;
   return MQSS_OK;
 }

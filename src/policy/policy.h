@@ -21,6 +21,9 @@ struct mqss_policy {
   mqss_catalog *catalog;    // owned
   char *path;               // owned
   int n_cat;                // catalog size, STOP included (== A + 1)
+  int episode_steps;        // rl.max_steps it was trained with (16 unknown):
+                            // normalises the history features, and the
+                            // default number of select steps
   int cat_of[NN_MAX_ACTIONS + 1]; // (A+1) network index -> catalog index
   int nn_of[NN_MAX_ACTIONS + 1];  // (n_cat) catalog index -> network index
 };
@@ -38,7 +41,8 @@ typedef struct {
   bool have_ir; // state, cat_mask, graph and acts.pooled describe an IR
 } policy_scratch;
 
-// Computes state, graph and safety mask of `m` (history: catalog indices),
+// Computes state, graph and safety mask of `m` (history: catalog indices,
+// normalised by the policy's episode length as in training),
 // clears nn_mask entries whose catalog index has ban[i] set (ban may be
 // NULL), and runs the network. With same_ir, `m` is the module of the last
 // successful call on this scratch, unchanged since: its IR features, safety
@@ -46,7 +50,7 @@ typedef struct {
 // the MLP are recomputed (the same numbers, much faster). Returns MQSS_OK,
 // or an error set on m's session.
 mqss_status policy_forward(const mqss_policy *p, const mqss_module *m,
-                           const int *history, int n_history, int max_steps,
+                           const int *history, int n_history,
                            const uint8_t *ban, bool same_ir,
                            policy_scratch *sc);
 void policy_scratch_free(policy_scratch *sc);

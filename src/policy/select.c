@@ -18,7 +18,7 @@
 
 void mqss_select_options_init(mqss_select_options *o) {
   memset(o, 0, sizeof *o);
-  o->max_steps = 16;
+  o->max_steps = 0;
   o->seed = 1;
   o->timeout_ms = 60000;
   o->mem_limit_mb = 4096;
@@ -39,10 +39,9 @@ static void trace(int fd, int tag, const mqss_decision *d) {
 // Chooses one decision for `work`. Returns the catalog index (or -1 with an
 // error set), fills d.
 static int choose(const mqss_policy *p, const mqss_module *work, const int *hist,
-                  int n_hist, int max_steps, const uint8_t *ban, bool same_ir,
-                  nn_rng *rng, policy_scratch *sc, mqss_decision *d,
-                  mqss_status *rc) {
-  *rc = policy_forward(p, work, hist, n_hist, max_steps, ban, same_ir, sc);
+                  int n_hist, const uint8_t *ban, bool same_ir, nn_rng *rng,
+                  policy_scratch *sc, mqss_decision *d, mqss_status *rc) {
+  *rc = policy_forward(p, work, hist, n_hist, ban, same_ir, sc);
   if (*rc != MQSS_OK)
     return -1;
   float u[NN_MAX_ACTIONS * 4 + 64]; // (P) only the chosen slots are written
@@ -92,7 +91,7 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
                        const mqss_select_options *opts, const badlog *bad,
                        int trace_fd, mqss_selection **out) {
   mqss_session *s = mqss_module_session(module);
-  int max_steps = opts->max_steps > 0 ? opts->max_steps : 16;
+  int max_steps = opts->max_steps > 0 ? opts->max_steps : p->episode_steps;
   nn_rng rng;
   nn_rng_seed(&rng, opts->seed);
   mqss_selection *sel = selection_new(p->catalog);
@@ -114,7 +113,7 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
     memcpy(ban, noop, sizeof ban);
     for (;;) { // retry the step until an action applies (STOP always does)
       mqss_decision d;
-      int a = choose(p, cur, hist, step, max_steps, ban, same_ir,
+      int a = choose(p, cur, hist, step, ban, same_ir,
                      opts->sample ? &rng : NULL, &sc, &d, &rc);
       if (a < 0)
         break;

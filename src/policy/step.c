@@ -15,9 +15,10 @@ void policy_scratch_free(policy_scratch *sc) {
 }
 
 mqss_status policy_forward(const mqss_policy *p, const mqss_module *m,
-                           const int *history, int n_history, int max_steps,
+                           const int *history, int n_history,
                            const uint8_t *ban, bool same_ir,
                            policy_scratch *sc) {
+  int max_steps = p->episode_steps;
   mqss_session *s = mqss_module_session(m);
   const nn_model *model = p->model;
   bool gnn = model->cfg.arch == NN_ARCH_GNN;

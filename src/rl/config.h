@@ -29,6 +29,8 @@ typedef struct {
   float early_stop_var;   // stop when the return variance stays under this
   int seed;
   int pin_workers;        // pin worker i to core i % ncores
+  int bc_epochs;          // behaviour-cloning passes over the baselines
+                          // before PPO (0 = none)
   // env
   char baseline_json[512];
   char manifest[512];     // training modules (one path a line)

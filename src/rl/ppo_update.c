@@ -80,11 +80,14 @@ int rb_push(rollout_buffer *rb, const float *state, const nn_graph *g,
   return 0;
 }
 
-void rb_clear(rollout_buffer *rb) {
-  for (int i = 0; i < rb->n; i++)
+void rb_truncate(rollout_buffer *rb, int n) {
+  for (int i = n; i < rb->n; i++)
     free_graph(&rb->graph[i]);
-  rb->n = 0;
+  if (n < rb->n)
+    rb->n = n;
 }
+
+void rb_clear(rollout_buffer *rb) { rb_truncate(rb, 0); }
 
 void rb_free(rollout_buffer *rb) {
   if (rb->graph)
@@ -206,39 +209,61 @@ static int gather(minibatch *mb, const rollout_buffer *rb, const int *idx,
   return 0;
 }
 
+static bool mb_alloc(minibatch *mb, const rollout_buffer *rb, int M) {
+  size_t Mz = (size_t)M;
+  *mb = (minibatch){
+      .state = malloc(Mz * (size_t)rb->S * sizeof(float)),
+      .u = calloc(Mz * (size_t)(rb->P ? rb->P : 1), sizeof(float)),
+      .logp = malloc(Mz * sizeof(float)), .adv = malloc(Mz * sizeof(float)),
+      .ret = malloc(Mz * sizeof(float)), .mask = malloc(Mz * (size_t)rb->A1),
+      .action = malloc(Mz * sizeof(int)), .graphs = calloc(Mz, sizeof(nn_graph))};
+  return mb->state && mb->u && mb->logp && mb->adv && mb->ret && mb->mask &&
+         mb->action && mb->graphs;
+}
+
+static void mb_free(minibatch *mb) {
+  nn_graph_batch_free(&mb->gb);
+  free(mb->state);
+  free(mb->u);
+  free(mb->logp);
+  free(mb->adv);
+  free(mb->ret);
+  free(mb->mask);
+  free(mb->action);
+  free(mb->graphs);
+}
+
+static void shuffle(int *order, int n, nn_rng *rng) {
+  for (int i = n - 1; i > 0; i--) { // Fisher-Yates with the explicit rng
+    int j = (int)(nn_rng_u64(rng) % (uint64_t)(i + 1));
+    int tmp = order[i];
+    order[i] = order[j];
+    order[j] = tmp;
+  }
+}
+
 int ppo_update(nn_model *m, rollout_buffer *rb, const ppo_update_config *c,
                nn_rng *rng, nn_ppo_stats *stats) {
   int n = rb->n;
   int used = c->batch > 0 && c->batch < n ? c->batch : n;
   int M = c->minibatch < used ? c->minibatch : used;
   *stats = (nn_ppo_stats){0};
-  if (n == 0)
+  if (n <= 0)
     return 0;
   gae(rb->adv, rb->ret, rb->reward, rb->value, rb->done, n, c->gamma, c->lambda);
   normalise(rb->adv, n);
 
-  size_t Mz = (size_t)M;
-  minibatch mb = {
-      .state = malloc(Mz * (size_t)rb->S * sizeof(float)),
-      .u = calloc(Mz * (size_t)(rb->P ? rb->P : 1), sizeof(float)),
-      .logp = malloc(Mz * sizeof(float)), .adv = malloc(Mz * sizeof(float)),
-      .ret = malloc(Mz * sizeof(float)), .mask = malloc(Mz * (size_t)rb->A1),
-      .action = malloc(Mz * sizeof(int)), .graphs = calloc(Mz, sizeof(nn_graph))};
+  minibatch mb;
+  bool ok = mb_alloc(&mb, rb, M);
   int *order = malloc((size_t)n * sizeof(int));
   nn_acts acts = {0};
   int rc = -1, steps = 0;
-  if (!mb.state || !mb.u || !mb.logp || !mb.adv || !mb.ret || !mb.mask ||
-      !mb.action || !mb.graphs || !order)
+  if (!ok || !order)
     goto out;
   for (int i = 0; i < n; i++)
     order[i] = i;
   for (int epoch = 0; epoch < c->epochs; epoch++) {
-    for (int i = n - 1; i > 0; i--) { // Fisher-Yates with the explicit rng
-      int j = (int)(nn_rng_u64(rng) % (uint64_t)(i + 1));
-      int tmp = order[i];
-      order[i] = order[j];
-      order[j] = tmp;
-    }
+    shuffle(order, n, rng);
     for (int start = 0; start + M <= used; start += M) {
       nn_batch in;
       nn_ppo_batch t;
@@ -270,16 +295,53 @@ int ppo_update(nn_model *m, rollout_buffer *rb, const ppo_update_config *c,
   }
   rc = 0;
 out:
-  nn_graph_batch_free(&mb.gb);
+  mb_free(&mb);
   nn_acts_free(&acts);
-  free(mb.state);
-  free(mb.u);
-  free(mb.logp);
-  free(mb.adv);
-  free(mb.ret);
-  free(mb.mask);
-  free(mb.action);
-  free(mb.graphs);
+  free(order);
+  return rc;
+}
+
+int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
+              const nn_adam_config *adam, nn_rng *rng, float *first,
+              float *last) {
+  int n = rb->n;
+  int M = mb_size < n ? mb_size : n;
+  *first = *last = NAN;
+  if (n <= 0)
+    return 0;
+  minibatch mb;
+  bool ok = mb_alloc(&mb, rb, M);
+  int *order = malloc((size_t)n * sizeof(int));
+  nn_acts acts = {0};
+  int rc = -1;
+  if (!ok || !order)
+    goto out;
+  for (int i = 0; i < n; i++)
+    order[i] = i;
+  for (int epoch = 0; epoch < epochs; epoch++) {
+    shuffle(order, n, rng);
+    double sum = 0;
+    int steps = 0;
+    for (int start = 0; start + M <= n; start += M) {
+      nn_batch in;
+      nn_ppo_batch t;
+      if (gather(&mb, rb, order + start, M, &in, &t) != 0 ||
+          nn_acts_ensure(&acts, m, M, rb->gnn ? in.graph.n_nodes : 0) != 0)
+        goto out;
+      nn_zero_grad(m);
+      sum += nn_bc_forward(m, &acts, &in, &t);
+      nn_bc_backward(m, &acts, &in, &t);
+      nn_adam_step(m, adam);
+      steps++;
+    }
+    *last = steps ? (float)(sum / steps) : NAN;
+    if (epoch == 0)
+      *first = *last;
+  }
+  rc = 0;
+out:
+  mb_free(&mb);
+  nn_acts_free(&acts);
   free(order);
   return rc;
 }

@@ -32,6 +32,8 @@ int rb_init(rollout_buffer *rb, const nn_model *m, int cap);
 int rb_push(rollout_buffer *rb, const float *state, const nn_graph *g,
             const uint8_t *mask, int action, const float *u, float logp,
             float value, float reward, bool done);
+// Drops the transitions from index n on.
+void rb_truncate(rollout_buffer *rb, int n);
 void rb_clear(rollout_buffer *rb);
 void rb_free(rollout_buffer *rb);
 
@@ -67,5 +69,13 @@ typedef struct {
 // 0, or -1 when out of memory.
 int ppo_update(nn_model *m, rollout_buffer *rb, const ppo_update_config *c,
                nn_rng *rng, nn_ppo_stats *stats);
+
+// Behaviour cloning on the buffer's (state, action, parameters) samples:
+// `epochs` passes of shuffled minibatches of mb_size minimising nn_bc_forward's loss
+// with Adam. *first and *last get the mean loss of the first and the last
+// epoch. Returns 0, or -1 when out of memory.
+int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
+              const nn_adam_config *adam, nn_rng *rng, float *first,
+              float *last);
 
 #endif // MQSS_RL_PPO_UPDATE_H

@@ -230,6 +230,30 @@ static mqss_status collect(trainer *tr, float epsilon, wave_stats *ws) {
   return MQSS_OK;
 }
 
+// Behaviour cloning before the first PPO iteration (rl.bc_epochs).
+static mqss_status clone_baselines(trainer *tr, train_result *r) {
+  const train_config *cfg = tr->cfg;
+  episode_ctx *ec = train_setup_episodes(tr->setup);
+  bc_inputs in = {ec->catalog, tr->m, ec->n_modules, ec->module_paths,
+                  train_setup_pipelines(tr->setup), cfg->max_steps};
+  rollout_buffer rb;
+  if (rb_init(&rb, tr->m, ec->n_modules * (cfg->max_steps + 1) + 64) != 0)
+    return fail(tr->s, MQSS_ERR_NOMEM, "out of memory");
+  mqss_status st = bc_collect(tr->s, &in, &rb, &r->bc);
+  nn_adam_config adam = {.lr = cfg->lr, .beta1 = 0.9f, .beta2 = 0.999f,
+                         .eps = 1e-8f, .max_grad_norm = cfg->max_grad_norm};
+  if (st == MQSS_OK && r->bc.samples == 0)
+    st = fail(tr->s, MQSS_ERR_INVALID_ARG, "rl.bc_epochs is set but no "
+              "baseline could be replayed (%d unmatched, %d refused); check "
+              "env.baseline_json", r->bc.unmatched, r->bc.refused);
+  if (st == MQSS_OK &&
+      bc_update(tr->m, &rb, cfg->bc_epochs, cfg->minibatch, &adam, &tr->rng,
+                &r->bc_loss_first, &r->bc_loss_last) != 0)
+    st = fail(tr->s, MQSS_ERR_NOMEM, "out of memory in behaviour cloning");
+  rb_free(&rb);
+  return st;
+}
+
 static mqss_status iterate(trainer *tr, int it, double *metrics, bool *stop) {
   const train_config *cfg = tr->cfg;
   double t0 = now_ms() / 1e3;
@@ -317,6 +341,9 @@ mqss_status train_run(mqss_session *s, train_setup *setup,
   if (st == MQSS_OK &&
       rb_init(&tr.rb, tr.m, 2 * cfg->rollout_steps + tr.workers * cfg->max_steps) != 0)
     st = fail(s, MQSS_ERR_NOMEM, "out of memory");
+  train_result r = {0};
+  if (st == MQSS_OK && !o->resume && cfg->bc_epochs > 0)
+    st = clone_baselines(&tr, &r);
   bool stop = false;
   int last = cfg->iterations;
   if (o->stop_after > 0 && tr.st.iteration + o->stop_after < last)
@@ -339,7 +366,10 @@ mqss_status train_run(mqss_session *s, train_setup *setup,
   metrics_close(log);
   if (st != MQSS_OK)
     return st;
-  train_result r = {(int)tr.st.iteration, tr.st.env_steps, stop, "", tr.st.elapsed_s};
+  r.iterations = (int)tr.st.iteration;
+  r.env_steps = tr.st.env_steps;
+  r.early_stopped = stop;
+  r.elapsed_s = tr.st.elapsed_s;
   st = export_policy(s, o, tr.m, ec->catalog, &tr.st, r.policy_path,
                      sizeof r.policy_path);
   if (out)

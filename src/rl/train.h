@@ -4,6 +4,7 @@
 #ifndef MQSS_RL_TRAIN_H
 #define MQSS_RL_TRAIN_H
 
+#include "rl/bc.h"
 #include "rl/config.h"
 #include "rl/episode.h"
 #include "rl/metrics.h"
@@ -28,6 +29,8 @@ typedef struct {
   int early_stopped;         // the return variance fell under the threshold
   char policy_path[4096];    // the exported policy
   double elapsed_s;
+  bc_counts bc;              // behaviour cloning (zero when off or resumed)
+  float bc_loss_first, bc_loss_last; // its mean loss, first and last epoch
 } train_result;
 
 // Everything rollout workers share (built identically on every MPI rank).
@@ -40,6 +43,8 @@ mqss_status train_setup_create(mqss_session *s, const train_options *o,
 void train_setup_destroy(train_setup *t);
 // The episode context workers run tasks with.
 episode_ctx *train_setup_episodes(train_setup *t);
+// Each module's baseline pipeline from baseline.json (NULL = unknown).
+char *const *train_setup_pipelines(const train_setup *t);
 
 // Trains; fills `out` (may be NULL).
 mqss_status train_run(mqss_session *s, train_setup *t, const train_options *o,

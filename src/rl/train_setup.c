@@ -19,6 +19,7 @@ struct train_setup {
   char **paths;                  // (n_modules) owned
   mqss_env_baseline *bases;      // (n_modules)
   const mqss_env_baseline **base_ptrs; // (n_modules) NULL where unknown
+  char **pipelines;              // (n_modules) baseline pipeline, NULL = unknown
   char cache[4096];
   episode_ctx episodes;
 };
@@ -77,7 +78,8 @@ static mqss_status read_baselines(mqss_session *s, const char *path,
                                   train_setup *t) {
   t->bases = calloc((size_t)t->n_modules, sizeof *t->bases);
   t->base_ptrs = calloc((size_t)t->n_modules, sizeof *t->base_ptrs);
-  if (!t->bases || !t->base_ptrs)
+  t->pipelines = calloc((size_t)t->n_modules, sizeof *t->pipelines);
+  if (!t->bases || !t->base_ptrs || !t->pipelines)
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
   if (!path[0])
     return MQSS_OK; // no file: the env measures the plain finisher itself
@@ -107,6 +109,9 @@ static mqss_status read_baselines(mqss_session *s, const char *path,
     t->bases[i] = (mqss_env_baseline){ct->valuedouble, rt->valuedouble,
                                       cJSON_IsNumber(sz) ? (int64_t)sz->valuedouble : 0};
     t->base_ptrs[i] = &t->bases[i];
+    cJSON *pl = cJSON_GetObjectItem(e, "pipeline");
+    if (cJSON_IsString(pl) && !(t->pipelines[i] = strdup(pl->valuestring)))
+      break; // out of memory: fewer demonstrations
   }
   cJSON_Delete(root);
   return MQSS_OK;
@@ -188,12 +193,18 @@ void train_setup_destroy(train_setup *t) {
   mqss_env_destroy(t->env);
   mqss_catalog_destroy(t->catalog);
   nn_model_destroy(t->model);
-  for (int i = 0; i < t->n_modules; i++)
+  for (int i = 0; i < t->n_modules; i++) {
     free(t->paths[i]);
+    if (t->pipelines)
+      free(t->pipelines[i]);
+  }
   free(t->paths);
+  free(t->pipelines);
   free(t->bases);
   free(t->base_ptrs);
   free(t);
 }
 
 episode_ctx *train_setup_episodes(train_setup *t) { return &t->episodes; }
+
+char *const *train_setup_pipelines(const train_setup *t) { return t->pipelines; }

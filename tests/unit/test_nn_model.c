@@ -252,6 +252,43 @@ static void test_ppo_fd_mlp(void **state) {
   ppo_fd(NN_ARCH_MLP);
 }
 
+static double bc_loss(problem *p) {
+  return nn_bc_forward(p->m, &p->acts, &p->in, &p->t);
+}
+
+// The behaviour-cloning loss: the mean cross-entropy of the batch's actions
+// plus the squared error of their parameter means, and its gradient.
+static void bc_fd(nn_arch arch) {
+  problem p;
+  problem_init(&p, arch, 14);
+  nn_zero_grad(p.m);
+  float loss = nn_bc_forward(p.m, &p.acts, &p.in, &p.t);
+  int A1 = A + 1, P = p.m->P;
+  double want = 0;
+  for (int b = 0; b < B; b++) {
+    int a = p.t.action[b];
+    want -= p.acts.logp[b * A1 + a];
+    for (int k = p.m->param_off[a]; k < p.m->param_off[a + 1]; k++)
+      want += 0.5 * pow(p.acts.mu[b * P + k] - p.t.u[b * P + k], 2);
+  }
+  assert_true(fabs(loss - want / B) < 1e-5);
+  assert_true(loss > 0);
+  nn_bc_backward(p.m, &p.acts, &p.in, &p.t);
+  check_all_params(arch == NN_ARCH_GNN ? "gnn bc loss" : "mlp bc loss", &p,
+                   bc_loss);
+  problem_free(&p);
+}
+
+static void test_bc_fd_gnn(void **state) {
+  (void)state;
+  bc_fd(NN_ARCH_GNN);
+}
+
+static void test_bc_fd_mlp(void **state) {
+  (void)state;
+  bc_fd(NN_ARCH_MLP);
+}
+
 // ----------------------------------------------------------------------------
 // batching and acting
 
@@ -507,6 +544,8 @@ int main(void) {
       cmocka_unit_test(test_network_fd_mlp),
       cmocka_unit_test(test_ppo_fd_gnn),
       cmocka_unit_test(test_ppo_fd_mlp),
+      cmocka_unit_test(test_bc_fd_gnn),
+      cmocka_unit_test(test_bc_fd_mlp),
       cmocka_unit_test(test_batch_matches_single),
       cmocka_unit_test(test_act),
       cmocka_unit_test(test_adam_quadratic),
