@@ -44,7 +44,7 @@ static const struct key {
     {"rl.epsilon_greedy", K_FLOAT, F(epsilon_greedy), 0, 1, NULL, "random-action probability"},
     {"rl.max_grad_norm", K_FLOAT, F(max_grad_norm), 0, 1e6, NULL, "gradient clip (0 = off)"},
     {"rl.max_steps", K_INT, F(max_steps), 1, 256, NULL, "actions per episode"},
-    {"rl.iterations", K_INT, F(iterations), 1, 1 << 24, NULL, "PPO iterations"},
+    {"rl.iterations", K_INT, F(iterations), 0, 1 << 24, NULL, "PPO iterations (0: behaviour cloning only)"},
     {"rl.checkpoint_every", K_INT, F(checkpoint_every), 1, 1 << 24, NULL, "iterations between checkpoints"},
     {"rl.early_stop_steps", K_INT, F(early_stop_steps), 0, 1 << 30, NULL, "early-stop window (0 = off)"},
     {"rl.early_stop_variance", K_FLOAT, F(early_stop_var), 0, 1e9, NULL, "early-stop return variance"},

@@ -10,6 +10,10 @@
 4. Episodes crashed on purpose (MQSS_TRAIN_CRASH_EVERY) do not stop training;
    early stopping stops a run and exports its policy.
 5. The MPI backend: `mpirun -np 2 mqss train --mpi` trains too.
+6. Behaviour cloning (rl.bc_epochs) replays each module's baseline pipeline
+   from baseline.json (memref matmul: affine loops tiled by 8; add: none)
+   and fits it (iterations: 0, cloning only): the loss falls, and the
+   policy, selecting greedily, gives the matmul exactly its baseline.
 
 usage: check_train.py MQSS_BINARY SOURCE_DIR
 """
@@ -38,7 +42,7 @@ def check(cond, what):
         print("FAIL", what)
 
 
-def config(name, iterations, extra=""):
+def config(name, iterations, extra="", baselines='""'):
     path = os.path.join(TMP, name + ".yaml")
     with open(path, "w") as f:
         f.write(f"""rl:
@@ -53,7 +57,7 @@ def config(name, iterations, extra=""):
   lr: 0.003
 {extra}env:
   manifest: {TMP}/corpus/train.tsv
-  baseline_json: ""
+  baseline_json: {baselines}
   measure:
     warmup: 0
     repeat: 1
@@ -186,6 +190,28 @@ def main():
     check(os.path.exists(os.path.join(TMP, "mpi", "policy.safetensors")), "MPI run wrote no policy")
     if r.returncode == 0:
         check(len(rows("mpi")) == 2, "MPI run logged the wrong number of iterations")
+
+    # 6. behaviour cloning
+    tiled = "func.func(convert-linalg-to-affine-loops,affine-loop-tile{tile-size=8})"
+    bj = os.path.join(TMP, "baseline.json")
+    with open(bj, "w") as f:
+        f.write('{"search_matmul.mlir": {"family": "t", "pipeline": "%s", "status": "ok", '
+                '"comp_time": 400, "run_time": 1, "size": 1000}, '
+                '"measure_add.mlir": {"family": "t", "pipeline": "", "status": "ok", '
+                '"comp_time": 300, "run_time": 1, "size": 800}}' % tiled)
+    r = train(config("bc", 0, "  bc_epochs: 150\n", bj), "bc")
+    check(r.returncode == 0, f"behaviour-cloning run failed: {r.stderr[-2000:]}")
+    line = next((l for l in r.stdout.splitlines() if l.startswith("behaviour cloning:")), "")
+    check("2 baselines replayed (2 steps, 4 samples; 0 not expressible" in line,
+          f"behaviour cloning replayed the wrong demonstrations: '{line}'")
+    losses = [float(x) for x in line.split("loss ")[-1].split(" -> ")] if "loss " in line else []
+    check(len(losses) == 2 and losses[1] < 0.25 * losses[0], f"the cloning loss did not fall: {line}")
+    sel = subprocess.run([MQSS, "select", os.path.join(corpus, "search_matmul.mlir"),
+                          "--policy", os.path.join(TMP, "bc", "policy.safetensors")],
+                         capture_output=True, text=True)
+    check(sel.stdout.strip() == "builtin.module(func.func(convert-linalg-to-affine-loops),"
+          "func.func(affine-loop-tile{tile-size=8}))",
+          f"the cloned policy does not reproduce the baseline: {sel.stdout} {sel.stderr}")
 
     print(f"{passed} passed, {len(failures)} failed")
     if not failures:
