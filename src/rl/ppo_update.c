@@ -173,7 +173,7 @@ int ppo_act(const nn_model *m, const nn_acts *a, const uint8_t *mask, int b,
 // ----------------------------------------------------------------------------
 // the update
 
-// Gathers the samples idx[0..B) of rb into contiguous minibatch arrays.
+// Contiguous copies of the samples of one minibatch.
 typedef struct {
   float *state, *u, *logp, *adv, *ret;
   uint8_t *mask;
@@ -182,8 +182,11 @@ typedef struct {
   nn_graph_batch gb;
 } minibatch;
 
+// Gathers the samples idx[0..B) of rb into mb, as the batch `in` and the
+// targets `t`, and sizes acts for them. Returns 0, or -1 when out of memory.
 static int gather(minibatch *mb, const rollout_buffer *rb, const int *idx,
-                  int B, nn_batch *in, nn_ppo_batch *t) {
+                  int B, const nn_model *m, nn_acts *acts, nn_batch *in,
+                  nn_ppo_batch *t) {
   for (int k = 0; k < B; k++) {
     size_t i = (size_t)idx[k];
     memcpy(mb->state + (size_t)k * rb->S, rb->state + i * rb->S, (size_t)rb->S * sizeof(float));
@@ -206,7 +209,7 @@ static int gather(minibatch *mb, const rollout_buffer *rb, const int *idx,
     in->graph_ptr = mb->gb.graph_ptr;
   }
   *t = (nn_ppo_batch){mb->action, mb->u, mb->logp, mb->adv, mb->ret};
-  return 0;
+  return nn_acts_ensure(acts, m, B, rb->gnn ? in->graph.n_nodes : 0);
 }
 
 static bool mb_alloc(minibatch *mb, const rollout_buffer *rb, int M) {
@@ -267,8 +270,7 @@ int ppo_update(nn_model *m, rollout_buffer *rb, const ppo_update_config *c,
     for (int start = 0; start + M <= used; start += M) {
       nn_batch in;
       nn_ppo_batch t;
-      if (gather(&mb, rb, order + start, M, &in, &t) != 0 ||
-          nn_acts_ensure(&acts, m, M, rb->gnn ? in.graph.n_nodes : 0) != 0)
+      if (gather(&mb, rb, order + start, M, m, &acts, &in, &t) != 0)
         goto out;
       nn_ppo_stats s;
       nn_zero_grad(m);
@@ -325,8 +327,7 @@ int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
     for (int start = 0; start + M <= n; start += M) {
       nn_batch in;
       nn_ppo_batch t;
-      if (gather(&mb, rb, order + start, M, &in, &t) != 0 ||
-          nn_acts_ensure(&acts, m, M, rb->gnn ? in.graph.n_nodes : 0) != 0)
+      if (gather(&mb, rb, order + start, M, m, &acts, &in, &t) != 0)
         goto out;
       nn_zero_grad(m);
       sum += nn_bc_forward(m, &acts, &in, &t);
