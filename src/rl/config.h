@@ -31,6 +31,7 @@ typedef struct {
   int pin_workers;        // pin worker i to core i % ncores
   int bc_epochs;          // behaviour-cloning passes over the baselines
                           // before PPO (0 = none)
+  float bc_lr;            // its Adam learning rate (0 = rl.lr)
   // env
   char baseline_json[512];
   char manifest[512];     // training modules (one path a line)

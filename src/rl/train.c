@@ -240,7 +240,8 @@ static mqss_status clone_baselines(trainer *tr, train_result *r) {
   if (rb_init(&rb, tr->m, ec->n_modules * (cfg->max_steps + 1) + 64) != 0)
     return fail(tr->s, MQSS_ERR_NOMEM, "out of memory");
   mqss_status st = bc_collect(tr->s, &in, &rb, &r->bc);
-  nn_adam_config adam = {.lr = cfg->lr, .beta1 = 0.9f, .beta2 = 0.999f,
+  nn_adam_config adam = {.lr = cfg->bc_lr > 0 ? cfg->bc_lr : cfg->lr,
+                         .beta1 = 0.9f, .beta2 = 0.999f,
                          .eps = 1e-8f, .max_grad_norm = cfg->max_grad_norm};
   if (st == MQSS_OK && r->bc.samples == 0)
     st = fail(tr->s, MQSS_ERR_INVALID_ARG, "rl.bc_epochs is set but no "
