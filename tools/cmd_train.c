@@ -131,7 +131,7 @@ int cmd_train(int argc, char **argv) {
          r.early_stopped ? " (stopped early: the return stopped varying)" : "");
   printf("policy: %s\nlogs: %s/metrics.jsonl, %s/metrics.csv\n", r.policy_path,
          log_dir, log_dir);
-  if (plot_training_curves(log_dir) == 0)
+  if (r.iterations > 0 && plot_training_curves(log_dir) == 0)
     printf("curves: %s/curves.png\n", log_dir);
 out:
   train_setup_destroy(setup);
