@@ -45,7 +45,8 @@ static void child(void *user, void *out, size_t size) {
   r->n = sel->n < (int)room ? sel->n : (int)room;
   r->stopped = sel->stopped;
   r->pass_ms = sel->pass_ms;
-  memcpy(r->d, sel->d, sizeof r->d[0] * (size_t)r->n);
+  if (r->n > 0) // sel->d is NULL for an empty selection
+    memcpy(r->d, sel->d, sizeof r->d[0] * (size_t)r->n);
   mqss_selection_destroy(sel);
 }
 
