@@ -52,6 +52,7 @@ static const struct key {
     {"rl.pin_workers", K_INT, F(pin_workers), 0, 1, NULL, "pin workers to cores (0/1)"},
     {"rl.bc_epochs", K_INT, F(bc_epochs), 0, 100000, NULL, "behaviour-cloning epochs before PPO"},
     {"rl.bc_lr", K_FLOAT, F(bc_lr), 0, 1, NULL, "behaviour-cloning learning rate (0 = rl.lr)"},
+    {"rl.bc_log_std", K_FLOAT, F(bc_log_std), -10, 0, NULL, "parameter log-std after cloning (0 = leave)"},
     {"env.baseline_json", K_STRING, F(baseline_json), 0, 0, NULL, "per-module baselines"},
     {"env.manifest", K_STRING, F(manifest), 0, 0, NULL, "training modules, one a line"},
     {"env.target_device", K_STRING, F(target_device), 0, 0, "host", "where code runs"},

@@ -32,6 +32,8 @@ typedef struct {
   int bc_epochs;          // behaviour-cloning passes over the baselines
                           // before PPO (0 = none)
   float bc_lr;            // its Adam learning rate (0 = rl.lr)
+  float bc_log_std;       // log-std of every parameter after cloning, so
+                          // that PPO explores near the clone (0 = leave)
   // env
   char baseline_json[512];
   char manifest[512];     // training modules (one path a line)

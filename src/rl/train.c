@@ -252,6 +252,8 @@ static mqss_status clone_baselines(trainer *tr, train_result *r) {
                 &r->bc_loss_first, &r->bc_loss_last) != 0)
     st = fail(tr->s, MQSS_ERR_NOMEM, "out of memory in behaviour cloning");
   rb_free(&rb);
+  for (int k = 0; st == MQSS_OK && cfg->bc_log_std < 0 && k < tr->m->P; k++)
+    tr->m->params.log_std[k] = cfg->bc_log_std;
   return st;
 }
 
