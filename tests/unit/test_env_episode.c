@@ -172,10 +172,12 @@ static void test_wrong_output(void **state) {
   float r;
   int done;
   mqss_env_info info;
-  mqss_decision d = decide(f.cat, "affine-tile", 0.6f, 0); // T = 64
+  // T: choice of 4..128; u = 0.6 is index floor(0.8 * 6) = 4, tile 64
+  mqss_decision d = decide(f.cat, "affine-tile", 0.6f, 0);
   assert_int_equal(mqss_env_step(f.env, &d, &obs, &r, &done, &info), MQSS_OK);
   assert_int_equal(info.status, MQSS_STEP_APPLIED);
-  assert_int_equal(info.params[0], 64);
+  assert_int_equal(info.params[0], 4);
+  assert_non_null(strstr(info.pipeline, "tile-size=64"));
   d = decide(f.cat, "affine-vectorize", 0.0f, 0); // V = 8
   assert_int_equal(mqss_env_step(f.env, &d, &obs, &r, &done, &info), MQSS_OK);
   assert_int_equal(info.status, MQSS_STEP_APPLIED);
