@@ -5,30 +5,12 @@
 // measurement (pass + safety mask + features + graph). Prints medians of
 // repeats with the machine and commit. Build and run with bench/env_bench.sh.
 #include "mqss/mqss.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <time.h>
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *x, int n) {
-  if (n == 0)
-    return 0;
-  qsort(x, (size_t)n, sizeof *x, cmp);
-  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
 
 static void print_machine(const char *commit) {
   struct utsname u;
@@ -123,7 +105,7 @@ int main(int argc, char **argv) {
     t[i] = now_ms() - t0;
   }
   printf("features: median %.3f ms over %d repeats (target <= 1 ms)\n",
-         median(t, reps), reps);
+         median_of(t, reps), reps);
 
   // graph
   int nodes = 0, nnz = 0;
@@ -137,7 +119,7 @@ int main(int argc, char **argv) {
     mqss_graph_destroy(g);
   }
   printf("graph: median %.3f ms over %d repeats, %d nodes, %d edges "
-         "(target <= 1 ms)\n", median(t, reps), reps, nodes, nnz);
+         "(target <= 1 ms)\n", median_of(t, reps), reps, nodes, nnz);
 
   // env steps: random allowed non-STOP actions, episodes of 8 steps, never
   // finished (so no measurement); a baseline record avoids measuring too.
@@ -185,9 +167,9 @@ int main(int argc, char **argv) {
     failed += info.status == MQSS_STEP_FAILED;
   }
   printf("env step, pass application only: median %.3f ms over %d applied "
-         "steps (%d failed, reverted)\n", median(t, applied), applied, failed);
+         "steps (%d failed, reverted)\n", median_of(t, applied), applied, failed);
   printf("env step, whole (pass + clone + mask + features + graph, no "
-         "measurement): median %.3f ms\n", median(step, applied));
+         "measurement): median %.3f ms\n", median_of(step, applied));
   free(t);
   free(step);
   free(text);

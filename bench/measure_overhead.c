@@ -4,29 +4,13 @@
 // the machine and commit. Build and run with bench/measure_overhead.sh.
 // Targets (issue 3): sandbox overhead <= 5 ms, cache hit <= 1 ms.
 #include "mqss/mqss.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
-#include <time.h>
 #include <unistd.h>
-
-static double now_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec * 1e-6;
-}
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *x, int n) {
-  qsort(x, (size_t)n, sizeof *x, cmp);
-  return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
-}
 
 static void cpu_model(char *out, size_t len) {
   snprintf(out, len, "unknown");
@@ -58,7 +42,7 @@ static double time_measure(mqss_module *m, const mqss_measure_options *o, int n,
     if (st != MQSS_OK || r.status != MQSS_MEASURE_OK)
       (*bad)++;
   }
-  return median(t, n);
+  return median_of(t, n);
 }
 
 int main(int argc, char **argv) {
@@ -111,7 +95,7 @@ int main(int argc, char **argv) {
     diff[i] = time_measure(m, &o, 1, &bad) - a;
   }
   printf("sandbox overhead, paired:  %8.3f ms   (median of %d interleaved "
-         "pairs)\n", median(diff, n), n);
+         "pairs)\n", median_of(diff, n), n);
 
   char db[64];
   snprintf(db, sizeof db, "/tmp/mqss_bench_cache_%d.db", (int)getpid());

@@ -15,17 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-
-static int cmp(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n) {
-  qsort(v, n, sizeof *v, cmp);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
 
 // Finds a corpus module with at least `want` ops (the first one, scanning
 // families and indices in order). Returns it, or NULL.
@@ -129,9 +118,9 @@ static void select_bench(const mqss_policy *p, const mqss_catalog *c,
   mqss_graph_destroy(g);
   mqss_module_destroy(w);
   mqss_selection_destroy(sel);
-  out->total = median(t, RS);
-  out->apply = median(ta, RS);
-  out->over = median(to, RS);
+  out->total = median_of(t, RS);
+  out->apply = median_of(ta, RS);
+  out->over = median_of(to, RS);
   free(t);
   free(ta);
   free(to);
@@ -192,7 +181,7 @@ int main(int argc, char **argv) {
     nn_act(p->model, &sc.acts, 0, NULL, u);
     t[r] = now_ms() - t0;
   }
-  double dec = median(t, R);
+  double dec = median_of(t, R);
   // the network alone, inputs prepared
   int gp[2] = {0, sc.graph->n_nodes};
   nn_batch in = {.B = 1, .state = sc.state, .mask = sc.nn_mask, .graph_ptr = gp,
@@ -203,7 +192,7 @@ int main(int argc, char **argv) {
     nn_forward(p->model, &sc.acts, &in);
     t[r] = now_ms() - t0;
   }
-  double fwd = median(t, R);
+  double fwd = median_of(t, R);
   // the environment parts alone
   float st[MQSS_FEATURE_DIM];
   for (int r = 0; r < R; r++) {
@@ -211,7 +200,7 @@ int main(int argc, char **argv) {
     mqss_features(m, c, NULL, 0, 16, st);
     t[r] = now_ms() - t0;
   }
-  double feat = median(t, R);
+  double feat = median_of(t, R);
   for (int r = 0; r < R; r++) {
     mqss_graph *g = NULL;
     t0 = now_ms();
@@ -219,21 +208,28 @@ int main(int argc, char **argv) {
     t[r] = now_ms() - t0;
     mqss_graph_destroy(g);
   }
-  double graph = median(t, R);
+  double graph = median_of(t, R);
   uint8_t mask[NN_MAX_ACTIONS + 1];
   for (int r = 0; r < R; r++) {
     t0 = now_ms();
     mqss_action_mask(m, c, NULL, mask);
     t[r] = now_ms() - t0;
   }
-  double msk = median(t, R);
+  double msk = median_of(t, R);
   uint64_t fp = 0;
   for (int r = 0; r < R; r++) {
     t0 = now_ms();
     fp += module_fingerprint(m);
     t[r] = now_ms() - t0;
   }
-  double fpr = median(t, R);
+  double fpr = median_of(t, R);
+  uint64_t ph = 0;
+  for (int r = 0; r < R; r++) {
+    t0 = now_ms();
+    ph += mqss_module_hash(m);
+    t[r] = now_ms() - t0;
+  }
+  double phr = median_of(t, R);
   policy_scratch_free(&sc);
 
   int RS = R / 5 > 5 ? R / 5 : 5;
@@ -283,6 +279,8 @@ int main(int argc, char **argv) {
   printf("    safety mask:                              %8.3f ms\n", msk);
   printf("  change check per select step (fingerprint):  %8.3f ms  (%s)\n",
          fpr, fp ? "ok" : "zero");
+  printf("    the printed hash it replaced:               %8.3f ms  (%s)\n",
+         phr, ph ? "ok" : "zero");
   printf("  16-step select, clean-up catalog (%d -> %d ops):\n", n_ops,
          cleanup.ops_after);
   printf("    whole select:                             %8.3f ms\n", cleanup.total);
@@ -302,7 +300,7 @@ int main(int argc, char **argv) {
     t[r] = now_ms() - t0;
     mqss_selection_destroy(sel);
   }
-  printf("  warm: later 1-step selects (median):        %8.3f ms\n", median(t, R));
+  printf("  warm: later 1-step selects (median):        %8.3f ms\n", median_of(t, R));
   one.isolate = 1; // the same in a forked child (the CLI's default)
   for (int r = 0; r < R; r++) {
     t0 = now_ms();
@@ -310,7 +308,7 @@ int main(int argc, char **argv) {
     t[r] = now_ms() - t0;
     mqss_selection_destroy(sel);
   }
-  printf("  isolated 1-step selects (fork, median):     %8.3f ms\n", median(t, R));
+  printf("  isolated 1-step selects (fork, median):     %8.3f ms\n", median_of(t, R));
   free(t);
   mqss_module_destroy(m);
   mqss_policy_destroy(p);

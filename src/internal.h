@@ -52,6 +52,10 @@ void format_location(mqss_session *s, MlirLocation loc, strbuf *sb);
 
 // Milliseconds on the monotonic clock (clock.c).
 double now_ms(void);
+// Sorts v (n) ascending (stats.c).
+void sort_doubles(double *v, int n);
+// Median of v (n), which is sorted in place; 0 when n <= 0.
+double median_of(double *v, int n);
 
 // ----------------------------------------------------------------------------
 // module

@@ -31,16 +31,6 @@ enum { COMPILE_SAMPLES = 5, TASK_TIMEOUT_MS = 30 * 60 * 1000 };
 // ----------------------------------------------------------------------------
 // helpers
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 // Directory part of `path` ("." when none) into out.
 static void dir_of(const char *path, char *out, size_t cap) {
   const char *slash = strrchr(path, '/');
@@ -122,7 +112,7 @@ static void measure_one(mqss_module *m, const char *pipe, const task_ctx *t,
   }
   rec->ok = 1;
   rec->has_times = 1;
-  rec->comp_time = median(comp, n);
+  rec->comp_time = median_of(comp, n);
   rec->run_time = r.run_ms_median;
   rec->size = (double)r.text_bytes;
   if (t->vs_reference) {

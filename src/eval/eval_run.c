@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 // ----------------------------------------------------------------------------
 // helpers
@@ -32,16 +31,6 @@ static bool same_pipeline(const char *a, const char *b) {
   if (wb && !wa)
     return strlen(wb) == strlen(a) + 1 && !strncmp(wb, a, strlen(a));
   return false;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-static double median(double *v, int n) {
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
 // ----------------------------------------------------------------------------
@@ -75,9 +64,9 @@ static mqss_status compare(mqss_module *m, const eval_settings *s,
     ca[k] = r.a.compile_ms;
     cb[k] = r.b.compile_ms;
   }
-  o->ratio = median(ratio, rounds);
-  o->compile_a = median(ca, rounds);
-  o->compile_b = median(cb, rounds);
+  o->ratio = median_of(ratio, rounds);
+  o->compile_a = median_of(ca, rounds);
+  o->compile_b = median_of(cb, rounds);
   return MQSS_OK;
 }
 

@@ -27,11 +27,6 @@ double eval_geomean(const double *x, int n, int *used) {
   return k ? exp(s / k) : 0;
 }
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 double eval_percentile(const double *x, int n, double p) {
   if (n <= 0)
     return NAN;
@@ -39,7 +34,7 @@ double eval_percentile(const double *x, int n, double p) {
   if (!v)
     return NAN;
   memcpy(v, x, (size_t)n * sizeof *v);
-  qsort(v, (size_t)n, sizeof *v, cmp_double);
+  sort_doubles(v, n);
   if (p < 0)
     p = 0;
   if (p > 100)
@@ -54,7 +49,7 @@ double eval_percentile(const double *x, int n, double p) {
 
 int eval_cdf(const double *x, int n, double *xs, double *ys) {
   memcpy(xs, x, (size_t)n * sizeof *xs);
-  qsort(xs, (size_t)n, sizeof *xs, cmp_double);
+  sort_doubles(xs, n);
   for (int i = 0; i < n; i++)
     ys[i] = (double)(i + 1) / n;
   return n;

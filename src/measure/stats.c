@@ -6,11 +6,6 @@
 #include <stdlib.h>
 #include <time.h>
 
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 static double median_sorted(const double *x, int n) {
   return n % 2 ? x[n / 2] : 0.5 * (x[n / 2 - 1] + x[n / 2]);
 }
@@ -20,7 +15,7 @@ void summarize(double *x, int n, double *median, double *min, double *max,
   *median = *min = *max = *mad = 0;
   if (n <= 0)
     return;
-  qsort(x, (size_t)n, sizeof *x, cmp_double);
+  sort_doubles(x, n);
   *min = x[0];
   *max = x[n - 1];
   *median = median_sorted(x, n);
@@ -29,7 +24,7 @@ void summarize(double *x, int n, double *median, double *min, double *max,
     return;
   for (int i = 0; i < n; i++)
     dev[i] = x[i] > *median ? x[i] - *median : *median - x[i];
-  qsort(dev, (size_t)n, sizeof *dev, cmp_double);
+  sort_doubles(dev, n);
   *mad = median_sorted(dev, n);
   free(dev);
 }

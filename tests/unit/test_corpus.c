@@ -9,24 +9,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "check.h"
 #include "mqss/mqss.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static int setup(void **state) {
-  mqss_session *s = NULL;
-  assert_int_equal(mqss_session_create(&s), MQSS_OK);
-  *state = s;
-  return 0;
-}
-
-static int teardown(void **state) {
-  mqss_session_destroy(*state);
-  return 0;
-}
 
 // ----------------------------------------------------------------------------
 
@@ -237,14 +226,14 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_family_table),
       cmocka_unit_test_setup_teardown(test_every_family_parses_and_finishes,
-                                      setup, teardown),
+                                      session_setup, session_teardown),
       cmocka_unit_test(test_deterministic_per_seed),
-      cmocka_unit_test_setup_teardown(test_generate_filters_and_splits, setup,
-                                      teardown),
+      cmocka_unit_test_setup_teardown(test_generate_filters_and_splits, session_setup,
+                                      session_teardown),
       cmocka_unit_test_setup_teardown(test_generate_rejects_unknown_family,
-                                      setup, teardown),
-      cmocka_unit_test_setup_teardown(test_baselines_cover_every_family, setup,
-                                      teardown),
+                                      session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_baselines_cover_every_family, session_setup,
+                                      session_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

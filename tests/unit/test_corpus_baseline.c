@@ -10,22 +10,11 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "check.h"
 #include "mqss/mqss.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-static int setup(void **state) {
-  mqss_session *s = NULL;
-  assert_int_equal(mqss_session_create(&s), MQSS_OK);
-  *state = s;
-  return 0;
-}
-
-static int teardown(void **state) {
-  mqss_session_destroy(*state);
-  return 0;
-}
 
 static mqss_module *emit_parse(mqss_session *s, const char *family, int index) {
   char *text = mqss_corpus_emit(family, 0, index);
@@ -95,9 +84,9 @@ static void test_compile_only_does_not_run(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_sample_measures_ok_under_reference,
-                                      setup, teardown),
-      cmocka_unit_test_setup_teardown(test_compile_only_does_not_run, setup,
-                                      teardown),
+                                      session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_compile_only_does_not_run, session_setup,
+                                      session_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
