@@ -60,6 +60,12 @@ double median_of(double *v, int n);
 // ----------------------------------------------------------------------------
 // module
 
+// True when `text` (len bytes) nests no deeper than MQSS_MAX_NESTING
+// (nesting.c); otherwise stores the 1-based line and column of the first
+// opener past the limit.
+bool nesting_within(const char *text, size_t len, unsigned *line,
+                    unsigned *col);
+
 struct mqss_module {
   mqss_session *session;
   MlirModule mod;

@@ -99,9 +99,17 @@ const char *mqss_errmsg(const mqss_session *session);
 /// A parsed MLIR module, owned by the caller and tied to its session.
 typedef struct mqss_module mqss_module;
 
+/// The deepest nesting of parentheses, brackets, braces and angle brackets,
+/// counted together outside strings and comments, that the module parsers
+/// accept. No real module comes near it; deeper text would overflow the stack
+/// inside MLIR's recursive parser (on the default 8 MiB stack, about 4,000
+/// nested regions do), so it is rejected with MQSS_ERR_PARSE before MLIR
+/// sees it.
+#define MQSS_MAX_NESTING 1000
+
 /// Parses the MLIR file at `path`. On failure returns MQSS_ERR_IO (missing or
 /// unreadable file) or MQSS_ERR_PARSE, and the session message names the file,
-/// line and column. On success stores a new module in `*out`; destroy it with
+/// line and column. Text nested deeper than MQSS_MAX_NESTING is rejected. On success stores a new module in `*out`; destroy it with
 /// mqss_module_destroy().
 mqss_status mqss_module_parse_file(mqss_session *session, const char *path,
                                    mqss_module **out);

@@ -32,6 +32,14 @@ static mqss_status wrap(mqss_session *s, MlirModule mod, const char *name,
 static mqss_status parse_terminated(mqss_session *s, const char *text,
                                     size_t len, const char *name,
                                     mqss_module **out) {
+  unsigned line, col;
+  if (!nesting_within(text, len, &line, &col))
+    return fail(s, MQSS_ERR_PARSE,
+                "cannot parse '%s': %s:%u:%u: nesting deeper than %d levels "
+                "(parentheses, brackets, braces and angle brackets together) "
+                "would overflow the stack in MLIR's parser; flatten the IR or "
+                "split the module",
+                name, name, line, col, MQSS_MAX_NESTING);
   MlirModule mod =
       mlirModuleCreateParse(s->ctx, (MlirStringRef){.data = text, .length = len});
   if (mlirModuleIsNull(mod))
