@@ -6,8 +6,10 @@
 
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 // ----------------------------------------------------------------------------
 // element types
@@ -73,11 +75,23 @@ static bool read_value(MlirType t, const char *what, const char *fname,
                what, fname, v->rank, MAX_RANK, tt);
       return false;
     }
+    bool overflow = false;
     for (int i = 0; i < v->rank; i++) {
       v->shape[i] = mlirShapedTypeGetDimSize(t, i);
-      v->count *= v->shape[i];
+      overflow |= __builtin_mul_overflow(v->count, v->shape[i], &v->count);
     }
     t = mlirShapedTypeGetElementType(t);
+    // The byte size must fit too: the harness allocates and copies it.
+    int64_t bytes;
+    if (!overflow && elem_of(t, &v->et))
+      overflow = __builtin_mul_overflow(v->count, (int64_t)elem_size(v->et),
+                                        &bytes);
+    if (overflow) {
+      snprintf(msg, msglen, "unsupported: %s of @%s has more elements than "
+               "fit in 64 bits ('%s'); give the entry a smaller shape",
+               what, fname, tt);
+      return false;
+    }
   }
   if (!elem_of(t, &v->et)) {
     snprintf(msg, msglen, "unsupported: %s of @%s has type '%s'; supported are "
@@ -86,6 +100,42 @@ static bool read_value(MlirType t, const char *what, const char *fname,
     return false;
   }
   return true;
+}
+
+mqss_measure_status entry_check_memory(const entry_spec *e, int mem_limit_mb,
+                                       char *msg, size_t msglen) {
+  // The harness allocates two copies of each argument (pristine and
+  // working) and, to compare memref arguments, two more (reference and
+  // candidate outputs). Results are the program's own allocations, which
+  // the sandbox child's allocator guards by itself.
+  double total = 0, largest = 0;
+  int big = -1;
+  for (int i = 0; i < e->nargs; i++) {
+    double b = (double)e->args[i].count * (double)elem_size(e->args[i].et);
+    total += 4 * b;
+    if (b > largest) {
+      largest = b;
+      big = i;
+    }
+  }
+  double limit = mem_limit_mb > 0 ? (double)mem_limit_mb * 1048576.0
+                                  : (double)sysconf(_SC_PHYS_PAGES) *
+                                        (double)sysconf(_SC_PAGESIZE);
+  if (big < 0 || total <= limit)
+    return MQSS_MEASURE_OK;
+  const value_spec *v = &e->args[big];
+  char shape[96] = "";
+  size_t len = 0;
+  for (int i = 0; i < v->rank && len < sizeof shape; i++)
+    len += (size_t)snprintf(shape + len, sizeof shape - len, "%" PRId64 "x",
+                            v->shape[i]);
+  snprintf(msg, msglen, "out_of_memory: the inputs of @%s need %.0f MiB of "
+           "harness buffers, over the %s of %.0f MiB; argument %d alone is "
+           "%s%s (%.0f MiB): shrink the shapes%s", e->name, total / 1048576.0,
+           mem_limit_mb > 0 ? "memory limit" : "physical memory",
+           limit / 1048576.0, big, shape, elem_name(v->et),
+           largest / 1048576.0, mem_limit_mb > 0 ? " or raise the limit" : "");
+  return MQSS_MEASURE_OUT_OF_MEMORY;
 }
 
 // ----------------------------------------------------------------------------

@@ -452,6 +452,10 @@ static bool prepare(mqss_module *m, const mqss_measure_options *o,
   if (r->status != MQSS_MEASURE_OK)
     return false;
   snprintf(r->entry, sizeof r->entry, "%s", e->name);
+  r->status = entry_check_memory(e, o->mem_limit_mb, r->message,
+                                 sizeof r->message);
+  if (r->status != MQSS_MEASURE_OK)
+    return false;
   if (pipeline_canonical(m->session, pipeline, canon) != MQSS_OK) {
     r->status = MQSS_MEASURE_PARSE_ERROR;
     set_message(r, "%s", mqss_errmsg(m->session));

@@ -40,6 +40,11 @@ const char *elem_name(elem_type et);
 // reads its signature. Returns MQSS_MEASURE_OK or UNSUPPORTED with `msg` set.
 mqss_measure_status entry_find(mqss_module *m, const char *want,
                                entry_spec *out, char *msg, size_t msglen);
+// OUT_OF_MEMORY (with `msg` naming the largest shape) when the harness's
+// copies of the entry's arguments cannot fit in `mem_limit_mb` (0: in
+// physical memory); else MQSS_MEASURE_OK.
+mqss_measure_status entry_check_memory(const entry_spec *e, int mem_limit_mb,
+                                       char *msg, size_t msglen);
 // LLVM-level argument count of the lowered entry (memrefs expand to
 // 3 + 2*rank words), or -1 when the lowered module has no such llvm.func.
 int entry_lowered_nargs(mqss_module *lowered, const char *name);
