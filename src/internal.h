@@ -50,6 +50,11 @@ mqss_status fail(mqss_session *s, mqss_status status, const char *fmt, ...)
 // Formats `loc` as "file:line:col" into sb ("<unknown>" when it has none).
 void format_location(mqss_session *s, MlirLocation loc, strbuf *sb);
 
+// FNV-1a (hash.c): fnv1a64(FNV1A64_INIT, p, n), or chained over pieces by
+// passing the previous result as `h`.
+#define FNV1A64_INIT 0xcbf29ce484222325ULL
+uint64_t fnv1a64(uint64_t h, const void *data, size_t len);
+
 // Milliseconds on the monotonic clock (clock.c).
 double now_ms(void);
 // Sorts v (n) ascending (stats.c).

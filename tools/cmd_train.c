@@ -121,6 +121,8 @@ int cmd_train(int argc, char **argv) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto out;
   }
+  if (r.resume_note[0])
+    fprintf(stderr, "mqss: warning: %s\n", r.resume_note);
   if (r.bc.samples)
     printf("behaviour cloning: %d baselines replayed (%d steps, %d samples; "
            "%d not expressible in the catalog, %d refused), loss %.4f -> "

@@ -28,8 +28,29 @@ struct metrics_log {
 // ----------------------------------------------------------------------------
 // resuming: keep the rows up to an iteration
 
-// Rewrites `path` keeping the lines `keep(line)` accepts (header lines are
-// kept by the caller's predicate). A missing file is fine.
+// The iteration a complete log line records, or -1 when the line is torn
+// (no trailing newline: the run died while writing it) or does not start
+// with one. The iteration is the first field of both formats.
+static long line_iteration(const char *line, size_t n, bool csv) {
+  if (n == 0 || line[n - 1] != '\n')
+    return -1;
+  const char *key = "{\"iteration\":";
+  const char *p = line;
+  if (!csv) {
+    if (strncmp(line, key, strlen(key)))
+      return -1;
+    p += strlen(key);
+  }
+  char *end;
+  errno = 0;
+  long it = strtol(p, &end, 10);
+  if (end == p || errno || it < 0 || (*end != ',' && *end != '}'))
+    return -1;
+  return it;
+}
+
+// Rewrites `path` keeping the header (CSV) and the complete rows of
+// iterations up to `keep_upto`. A missing file is fine.
 static bool filter_file(const char *path, int keep_upto, bool csv) {
   FILE *in = fopen(path, "r");
   if (!in)
@@ -40,10 +61,10 @@ static bool filter_file(const char *path, int keep_upto, bool csv) {
   ssize_t n;
   bool header = csv;
   while ((n = getline(&line, &cap, in)) > 0) {
-    // The iteration is the first field of both formats.
-    const char *p = csv ? line : strstr(line, "\"iteration\":");
-    long it = p ? strtol(p + (csv ? 0 : 12), NULL, 10) : -1;
-    if (header || (p && it <= keep_upto))
+    long it = line_iteration(line, (size_t)n, csv);
+    // A torn header is dropped too; metrics_open writes a new one.
+    bool complete = line[n - 1] == '\n';
+    if ((header && complete) || (it >= 0 && it <= keep_upto))
       sb_append(&kept, line, (size_t)n);
     header = false;
   }

@@ -131,11 +131,7 @@ static double window_variance(const ckpt_state *st, int steps) {
 static uint64_t config_hash(const train_config *cfg) {
   train_config c = *cfg;
   c.iterations = c.checkpoint_every = c.num_workers = c.pin_workers = 0;
-  uint64_t h = 0xcbf29ce484222325ULL;
-  const unsigned char *p = (const unsigned char *)&c;
-  for (size_t i = 0; i < sizeof c; i++)
-    h = (h ^ p[i]) * 0x100000001b3ULL;
-  return h;
+  return fnv1a64(FNV1A64_INIT, &c, sizeof c);
 }
 
 static mqss_status export_policy(mqss_session *s, const train_options *o,
@@ -324,8 +320,10 @@ mqss_status train_run(mqss_session *s, train_setup *setup,
   char ckpt[4096];
   snprintf(ckpt, sizeof ckpt, "%s/checkpoint.bin", o->log_dir);
   mqss_status st = MQSS_OK;
+  train_result r = {0};
   if (o->resume) {
-    if ((st = ckpt_load(s, ckpt, tr.m, &tr.st)) != MQSS_OK)
+    if ((st = ckpt_resume(s, ckpt, tr.m, &tr.st, r.resume_note,
+                          sizeof r.resume_note)) != MQSS_OK)
       return st;
     tr.rng.s = tr.st.rng;
   }
@@ -344,7 +342,6 @@ mqss_status train_run(mqss_session *s, train_setup *setup,
   if (st == MQSS_OK &&
       rb_init(&tr.rb, tr.m, 2 * cfg->rollout_steps + tr.workers * cfg->max_steps) != 0)
     st = fail(s, MQSS_ERR_NOMEM, "out of memory");
-  train_result r = {0};
   if (st == MQSS_OK && !o->resume && cfg->bc_epochs > 0)
     st = clone_baselines(&tr, &r);
   bool stop = false;

@@ -31,6 +31,7 @@ typedef struct {
   double elapsed_s;
   bc_counts bc;              // behaviour cloning (zero when off or resumed)
   float bc_loss_first, bc_loss_last; // its mean loss, first and last epoch
+  char resume_note[2048];    // "" or why a resume fell back to checkpoint.bin.prev
 } train_result;
 
 // Everything rollout workers share (built identically on every MPI rank).

@@ -2,10 +2,14 @@
 """End-to-end tests of `mqss train` on a two-module corpus.
 
 1. A short run writes its logs, curves, checkpoint and a policy that
-   `mqss select` loads; the loss and the policy move between iterations.
+   `mqss select` loads; the loss moves between iterations, and the weights
+   differ from the untrained ones (a run of 0 iterations exports those).
 2. --resume continues exactly: 2 iterations (--stop-after) + a resume give the same
    weights and the same logged figures as 4 iterations straight. (The
    measurement cache, shared by both runs, makes the rewards identical.)
+2b. A damaged checkpoint.bin: --resume falls back to checkpoint.bin.prev,
+   says so, and still ends with the straight run's weights; with both
+   damaged it refuses and leaves the logs alone.
 3. A run killed with SIGKILL resumes and loses at most one iteration.
 4. Episodes crashed on purpose (MQSS_TRAIN_CRASH_EVERY) do not stop training;
    early stopping stops a run and exports its policy.
@@ -95,6 +99,14 @@ def tensors(path):
     return data[8 + n:]
 
 
+def flip_byte(path, offset):
+    with open(path, "r+b") as f:
+        f.seek(offset)
+        b = f.read(1)
+        f.seek(offset)
+        f.write(bytes([b[0] ^ 0x10]))
+
+
 def main():
     corpus = os.path.join(TMP, "corpus")
     os.makedirs(corpus)
@@ -113,7 +125,14 @@ def main():
     m = rows("short") if r.returncode == 0 else []
     check([int(x["iteration"]) for x in m] == [0, 1, 2], f"iterations logged: {m}")
     check(len({x["loss/total"] for x in m}) > 1, "the loss did not move")
-    check(any(float(x["policy/approx_kl"]) > 0 for x in m), "the policy did not move")
+    # approx_kl is above 0 even with frozen weights (epsilon-greedy
+    # behaviour), so compare the weights with the untrained ones.
+    init = train(config("init", 0), "init")
+    check(init.returncode == 0, f"0-iteration run failed: {init.stderr[-2000:]}")
+    if r.returncode == 0 and init.returncode == 0:
+        check(tensors(os.path.join(log, "policy.safetensors")) !=
+              tensors(os.path.join(TMP, "init", "policy.safetensors")),
+              "the policy did not move: the weights equal the untrained ones")
     check(all(float(x["env/compilation_success_rate"]) >= 0 for x in m), "no success rate")
     sel = subprocess.run([MQSS, "select", os.path.join(corpus, "search_matmul.mlir"),
                           "--policy", os.path.join(log, "policy.safetensors")],
@@ -135,6 +154,27 @@ def main():
         sa = [[x[k] for k in keys] for x in rows("straight")]
         sb = [[x[k] for k in keys] for x in rows("resumed")]
         check(sa == sb, f"resumed logs differ:\n{sa}\n{sb}")
+
+    # 2b. a damaged checkpoint falls back to the previous one
+    ckpt = os.path.join(TMP, "resumed", "checkpoint.bin")
+    if ok:
+        flip_byte(ckpt, 1000)
+        r = train(config("half", 4), "resumed", "--resume")
+        check(r.returncode == 0, f"resume from checkpoint.bin.prev failed: {r.stderr[-1000:]}")
+        check("warning: checkpoint" in r.stderr and "is corrupt" in r.stderr and
+              "resumed from the previous checkpoint" in r.stderr and "(iteration 3)" in r.stderr,
+              f"the fall-back was not reported: {r.stderr[-1000:]}")
+        check([int(x["iteration"]) for x in rows("resumed")] == [0, 1, 2, 3],
+              f"logs after the fall-back: {[x['iteration'] for x in rows('resumed')]}")
+        check(tensors(os.path.join(TMP, "straight", "policy.safetensors")) ==
+              tensors(os.path.join(TMP, "resumed", "policy.safetensors")),
+              "the run resumed from checkpoint.bin.prev differs from the straight run")
+        flip_byte(ckpt, 2000)
+        flip_byte(ckpt + ".prev", 2000)
+        r = train(config("half", 4), "resumed", "--resume")
+        check(r.returncode == 1 and "cannot resume" in r.stderr and "start a new run" in r.stderr,
+              f"two damaged checkpoints were not refused: {r.returncode} {r.stderr[-1000:]}")
+        check(len(rows("resumed")) == 4, "a refused resume changed the logs")
 
     # 3. SIGKILL mid-run, then resume
     cfg = config("killed", 20) # long enough not to finish before the kill

@@ -85,7 +85,80 @@ static void test_logs_and_resume(void **state) {
   mqss_session_destroy(s);
 }
 
+static void write_all_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void append(const char *path, const char *text) {
+  FILE *f = fopen(path, "a");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+// Fields in one CSV line.
+static int count_fields(const char *line) {
+  int n = 1;
+  for (; *line && *line != '\n'; line++)
+    n += *line == ',';
+  return n;
+}
+
+// A run killed in the middle of a row leaves a torn last line (no newline);
+// its start can even look like an early iteration ("1" of "12,..."). On
+// resume it is dropped, not merged with the next row; so are lines that do
+// not start with an iteration.
+static void test_torn_and_garbage_lines_dropped(void **state) {
+  (void)state;
+  mqss_session *s;
+  assert_int_equal(mqss_session_create(&s), MQSS_OK);
+  char dir[] = "/tmp/mqss_metrics_XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char csv[128], jsonl[128];
+  snprintf(csv, sizeof csv, "%s/metrics.csv", dir);
+  snprintf(jsonl, sizeof jsonl, "%s/metrics.jsonl", dir);
+
+  write_rows(s, dir, -1, 0, 2);
+  append(csv, "garbage\n1");
+  append(jsonl, "{\"not_iteration\":1}\n{\"iteration\":1,\"env_st");
+  write_rows(s, dir, 2, 3, 4); // resume after iteration 2
+
+  char *text = slurp(csv);
+  assert_int_equal(count_lines(text), 6); // header + 0..4
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+    assert_int_equal(count_fields(line), METRIC_COUNT);
+  text = slurp(csv);
+  assert_non_null(strstr(text, "\n2,201,"));
+  assert_non_null(strstr(text, "\n3,301,"));
+
+  text = slurp(jsonl);
+  assert_int_equal(count_lines(text), 5);
+  int want_it = 0;
+  for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+    cJSON *o = cJSON_Parse(line);
+    assert_non_null(o);
+    assert_int_equal(cJSON_GetObjectItem(o, "iteration")->valuedouble, want_it);
+    cJSON_Delete(o);
+    want_it++;
+  }
+  assert_int_equal(want_it, 5);
+
+  // A torn header is rewritten whole.
+  write_all_text(csv, "iteration,env_st");
+  write_rows(s, dir, 4, 5, 5);
+  text = slurp(csv);
+  assert_int_equal(strncmp(text, "iteration,env_steps,reward/episodic_return,", 43), 0);
+  assert_int_equal(count_lines(text), 2);
+  mqss_session_destroy(s);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(test_logs_and_resume)};
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_logs_and_resume),
+      cmocka_unit_test(test_torn_and_garbage_lines_dropped),
+  };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
