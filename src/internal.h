@@ -6,6 +6,7 @@
 #include "mqss/mqss.h"
 
 #include <mlir-c/IR.h>
+#include <mlir-c/Pass.h>
 #include <stdbool.h>
 #include <stdarg.h>
 
@@ -77,6 +78,13 @@ struct mqss_module {
   char *name;            // source name for locations, owned
   strbuf finish_pipeline; // what the last finish ran
 };
+
+// Parses the pipeline `text` into `opm` (pipeline_parse.c). LLVM's option
+// parser prints to fd 2; that text is captured, never printed. On failure
+// sets the session message "invalid pipeline 'SHOWN': REASON" (REASON is
+// LLVM's and MLIR's words) and returns MQSS_ERR_PIPELINE.
+mqss_status pipeline_parse(mqss_session *s, MlirOpPassManager opm,
+                           const char *text, const char *shown);
 
 // A structural hash of `m` for change detection within one process
 // (fingerprint.c): equal for equal IR in one context, and much cheaper than

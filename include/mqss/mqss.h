@@ -138,6 +138,10 @@ mqss_session *mqss_module_session(const mqss_module *module);
 ///  - MQSS_ERR_VERIFY when the pipeline left invalid IR;
 ///  - MQSS_ERR_PASS_FAILED when a pass signalled failure.
 /// On failure the module may have been partly transformed.
+/// Nothing is printed: LLVM's option parser writes the reason for a bad pass
+/// option to file descriptor 2, so while the text is parsed fd 2 is
+/// redirected (under a process-wide lock) and that text joins the message.
+/// Output that another thread writes to fd 2 in that instant joins it too.
 mqss_status mqss_module_run_pipeline(mqss_module *module, const char *pipeline);
 
 /// Lowers `module` fully to the LLVM dialect, whatever its stage (tensor,

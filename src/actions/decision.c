@@ -130,22 +130,15 @@ static mqss_status run_on_function(mqss_module *m, MlirOperation fn,
   diag_reset(s, m->name);
   MlirPassManager pm = mlirPassManagerCreateOnOperation(
       s->ctx, mlirStringRefCreateFromCString("func.func"));
-  strbuf perr = {0};
-  mqss_status st = MQSS_OK;
-  MlirLogicalResult ok = mlirParsePassPipeline(
-      mlirPassManagerGetAsOpPassManager(pm),
-      mlirStringRefCreateFromCString(text), sb_mlir_callback, &perr);
-  if (mlirLogicalResultIsFailure(ok)) {
-    st = fail(s, MQSS_ERR_PIPELINE, "invalid pipeline '%s': %s", text,
-              perr.data ? perr.data : "parse error");
-  } else if (mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, fn))) {
+  mqss_status st =
+      pipeline_parse(s, mlirPassManagerGetAsOpPassManager(pm), text, text);
+  if (st == MQSS_OK && mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, fn))) {
     bool valid = mlirOperationVerify(mlirModuleGetOperation(m->mod));
     st = fail(s, valid ? MQSS_ERR_PASS_FAILED : MQSS_ERR_VERIFY,
               "pipeline '%s' %s on @%s of '%s'", text,
               valid ? "failed" : "produced invalid IR", target, m->name);
   }
   mlirPassManagerDestroy(pm);
-  sb_free(&perr);
   return st;
 }
 

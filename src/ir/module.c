@@ -183,16 +183,9 @@ mqss_status mqss_module_run_pipeline(mqss_module *m, const char *pipeline) {
     sb_printf(&text, "%s%s)", anchor, pipeline);
 
   MlirPassManager pm = mlirPassManagerCreate(s->ctx);
-  strbuf perr = {0};
-  MlirLogicalResult ok = mlirParsePassPipeline(
-      mlirPassManagerGetAsOpPassManager(pm),
-      (MlirStringRef){.data = text.data, .length = text.len}, sb_mlir_callback,
-      &perr);
-  mqss_status st = MQSS_OK;
-  if (mlirLogicalResultIsFailure(ok)) {
-    st = fail(s, MQSS_ERR_PIPELINE, "invalid pipeline '%s': %s", pipeline,
-              perr.data ? perr.data : "parse error");
-  } else {
+  mqss_status st = pipeline_parse(s, mlirPassManagerGetAsOpPassManager(pm),
+                                  text.data, pipeline);
+  if (st == MQSS_OK) {
     MlirOperation op = mlirModuleGetOperation(m->mod);
     if (mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, op))) {
       // The pass manager verifies after each pass: invalid IR left behind
@@ -204,7 +197,6 @@ mqss_status mqss_module_run_pipeline(mqss_module *m, const char *pipeline) {
     }
   }
   mlirPassManagerDestroy(pm);
-  sb_free(&perr);
   sb_free(&text);
   return st;
 }

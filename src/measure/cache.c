@@ -22,7 +22,7 @@ mqss_status pipeline_canonical(mqss_session *s, const char *pipeline,
     sb_append(out, "", 0);
     return MQSS_OK;
   }
-  strbuf text = {0}, perr = {0};
+  strbuf text = {0};
   const char *anchor = "builtin.module(";
   if (strncmp(pipeline, anchor, strlen(anchor)) == 0)
     sb_printf(&text, "%s", pipeline);
@@ -30,17 +30,12 @@ mqss_status pipeline_canonical(mqss_session *s, const char *pipeline,
     sb_printf(&text, "%s%s)", anchor, pipeline);
   MlirPassManager pm = mlirPassManagerCreate(s->ctx);
   MlirOpPassManager opm = mlirPassManagerGetAsOpPassManager(pm);
-  mqss_status st = MQSS_OK;
   diag_reset(s, NULL);
-  if (mlirLogicalResultIsFailure(mlirParsePassPipeline(
-          opm, (MlirStringRef){text.data, text.len}, sb_mlir_callback, &perr)))
-    st = fail(s, MQSS_ERR_PIPELINE, "invalid pipeline '%s': %s", pipeline,
-              perr.data ? perr.data : "parse error");
-  else
+  mqss_status st = pipeline_parse(s, opm, text.data, pipeline);
+  if (st == MQSS_OK)
     mlirPrintPassPipeline(opm, sb_mlir_callback, out);
   mlirPassManagerDestroy(pm);
   sb_free(&text);
-  sb_free(&perr);
   return st;
 }
 
