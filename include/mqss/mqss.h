@@ -425,6 +425,11 @@ typedef enum {
 /// Most parameters an action may have.
 #define MQSS_MAX_PARAMS 4
 
+/// Largest |min| and |max| of an INT / LOG_INT parameter that the catalog
+/// loader accepts (2^53: every such value is exact as a double). The
+/// mapping itself never overflows, whatever the range.
+#define MQSS_PARAM_MAX_ABS ((int64_t)1 << 53)
+
 /// A parameter of an action. Strings are owned by the catalog.
 typedef struct {
   const char *name;           ///< slot name: $name in the pipeline template

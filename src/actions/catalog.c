@@ -222,6 +222,12 @@ static mqss_status load_param(loader *L, yaml_node_t *n, mqss_param *p) {
       return bad(L, n, "parameter '%s' needs min and max", name);
     if ((st = get_int(L, lo, &p->min)) || (st = get_int(L, hi, &p->max)))
       return st;
+    if (p->min < -MQSS_PARAM_MAX_ABS || p->min > MQSS_PARAM_MAX_ABS ||
+        p->max < -MQSS_PARAM_MAX_ABS || p->max > MQSS_PARAM_MAX_ABS)
+      return bad(L, p->min < -MQSS_PARAM_MAX_ABS || p->min > MQSS_PARAM_MAX_ABS
+                        ? lo : hi,
+                 "parameter '%s': min and max must lie within +-%lld (2^53)",
+                 name, (long long)MQSS_PARAM_MAX_ABS);
     if (p->min > p->max || (p->kind == MQSS_PARAM_LOG_INT && p->min < 1))
       return bad(L, lo, "parameter '%s': need %smin <= max", name,
                  p->kind == MQSS_PARAM_LOG_INT ? "1 <= " : "");

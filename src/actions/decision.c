@@ -21,19 +21,39 @@
 // ----------------------------------------------------------------------------
 // parameter mapping
 
+// round(x) clamped to [min, max], computed in double so that no int64_t
+// arithmetic can overflow, and x is never converted when out of range (a
+// huge max used to round past INT64_MAX and come back as the minimum).
+static int64_t round_within(double x, int64_t min, int64_t max) {
+  if (!(x > (double)min)) // NaN too
+    return min;
+  if (x >= (double)max)
+    return max;
+  int64_t r = (int64_t)llround(x); // |x| < 2^63 here
+  return r < min ? min : r > max ? max : r;
+}
+
 int64_t mqss_param_map(const mqss_param *p, float u) {
   if (!p)
     return 0;
   double v = isnan(u) ? 0.0 : u;
   v = v < -1.0 ? -1.0 : v > 1.0 ? 1.0 : v;
   double t = (v + 1.0) / 2.0; // [0, 1]
+  bool numeric = p->kind == MQSS_PARAM_INT || p->kind == MQSS_PARAM_LOG_INT;
+  if (numeric && (t <= 0.0 || t >= 1.0)) // exact ends, whatever the precision
+    return t <= 0.0 ? p->min : p->max;
   switch (p->kind) {
-  case MQSS_PARAM_INT:
-    return p->min + (int64_t)llround(t * (double)(p->max - p->min));
-  case MQSS_PARAM_LOG_INT: {
+  case MQSS_PARAM_INT: {
+    if (p->max <= p->min)
+      return p->min;
     double lo = (double)p->min, hi = (double)p->max;
-    int64_t r = (int64_t)llround(lo * pow(hi / lo, t));
-    return r < p->min ? p->min : r > p->max ? p->max : r;
+    return round_within(lo + t * (hi - lo), p->min, p->max);
+  }
+  case MQSS_PARAM_LOG_INT: {
+    if (p->max <= p->min || p->min < 1)
+      return p->min;
+    double lo = (double)p->min, hi = (double)p->max;
+    return round_within(lo * pow(hi / lo, t), p->min, p->max);
   }
   case MQSS_PARAM_CHOICE: {
     int64_t i = (int64_t)floor(t * p->n_values);
