@@ -86,6 +86,19 @@ struct mqss_module {
 mqss_status pipeline_parse(mqss_session *s, MlirOpPassManager opm,
                            const char *text, const char *shown);
 
+// True when the printed pipeline `canonical` sets a pass option to a value
+// known to crash MLIR in process (bad_options.c); `why` then says which and
+// what to use instead.
+bool pipeline_bad_option(const char *canonical, strbuf *why);
+
+// Runs work(ctx) in a forked sandbox child (isolated.c) with a wall-clock
+// limit of timeout_ms and an address-space limit of mem_limit_mb (0: none).
+// Returns MQSS_OK when it returned MQSS_OK there (the caller then does the
+// work in process), its status and message when it failed, and
+// MQSS_ERR_CRASHED, naming the signal or limit, when the child died.
+mqss_status isolated_trial(mqss_session *s, mqss_status (*work)(void *ctx),
+                           void *ctx, int timeout_ms, int mem_limit_mb);
+
 // A structural hash of `m` for change detection within one process
 // (fingerprint.c): equal for equal IR in one context, and much cheaper than
 // mqss_module_hash. Not stable across processes: never persist it.

@@ -17,6 +17,9 @@ typedef struct {
   cli_main_fn main;
 } cli_command;
 
+// Limits of the sandbox child of `--isolate` (opt, catalog --apply).
+enum { ISOLATE_TIMEOUT_MS = 60000, ISOLATE_MEM_MB = 4096 };
+
 // Prints "mqss: <message>" to stderr and returns 1 (the exit code).
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 

@@ -3,6 +3,7 @@
 // function). The thin CLI twin of the mqss_catalog_* / mqss_action_* /
 // mqss_decision_* API; it holds no logic of its own.
 #include "cli.h"
+#include "internal.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -70,13 +71,25 @@ static int parse_u(const char *text, float *u) {
   return 0;
 }
 
+// One action on a module, as work for isolated_trial().
+typedef struct {
+  mqss_module *m;
+  const mqss_catalog *c;
+  const mqss_decision *d;
+} apply_work;
+
+static mqss_status run_apply(void *ctx) {
+  apply_work *w = ctx;
+  return mqss_decision_apply(w->m, w->c, w->d);
+}
+
 // ----------------------------------------------------------------------------
 // main
 
 int cmd_catalog(int argc, char **argv) {
   const char *path = NULL, *mask_file = NULL, *apply = NULL, *target = NULL,
              *file = NULL, *params = NULL;
-  bool hash_only = false;
+  bool hash_only = false, isolate = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char **slot = !strcmp(a, "--catalog")  ? &path
@@ -92,6 +105,8 @@ int cmd_catalog(int argc, char **argv) {
       *slot = argv[++i];
     } else if (!strcmp(a, "--hash")) {
       hash_only = true;
+    } else if (!strcmp(a, "--isolate")) {
+      isolate = true;
     } else if (a[0] == '-') {
       return cli_error("catalog: unknown option '%s'; see 'mqss catalog "
                        "--help'", a);
@@ -142,7 +157,11 @@ int cmd_catalog(int argc, char **argv) {
     }
     if (params && (rc = parse_u(params, d.u)))
       goto done;
+    apply_work w = {NULL, c, &d};
     if (mqss_module_parse_file(s, file, &m) != MQSS_OK ||
+        (isolate && (w.m = m, isolated_trial(s, run_apply, &w,
+                                             ISOLATE_TIMEOUT_MS,
+                                             ISOLATE_MEM_MB)) != MQSS_OK) ||
         mqss_decision_apply(m, c, &d) != MQSS_OK) {
       rc = cli_error("%s", mqss_errmsg(s));
       goto done;

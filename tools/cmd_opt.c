@@ -2,6 +2,7 @@
 // print the result. The thin CLI twin of mqss_module_run_pipeline() and
 // mqss_module_finish().
 #include "cli.h"
+#include "internal.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -34,9 +35,26 @@ static mqss_status parse_input(mqss_session *s, const char *path,
   return st;
 }
 
+// The passes and the finisher, as one piece of work for isolated_trial().
+typedef struct {
+  mqss_module *m;
+  const char *pipeline;
+  bool finish;
+} opt_work;
+
+static mqss_status run_opt(void *ctx) {
+  opt_work *w = ctx;
+  mqss_status st = MQSS_OK;
+  if (w->pipeline)
+    st = mqss_module_run_pipeline(w->m, w->pipeline);
+  if (st == MQSS_OK && w->finish)
+    st = mqss_module_finish(w->m);
+  return st;
+}
+
 int cmd_opt(int argc, char **argv) {
   const char *file = NULL, *pipeline = NULL, *out_path = NULL;
-  bool finish = false, print_finish = false;
+  bool finish = false, print_finish = false, isolate = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--pipeline") || !strcmp(a, "-o")) {
@@ -49,6 +67,8 @@ int cmd_opt(int argc, char **argv) {
       finish = true;
     } else if (!strcmp(a, "--print-finish")) {
       print_finish = true;
+    } else if (!strcmp(a, "--isolate")) {
+      isolate = true;
     } else if (a[0] == '-' && a[1]) {
       return cli_error("opt: unknown option '%s'; see 'mqss opt --help'", a);
     } else if (!file) {
@@ -68,6 +88,14 @@ int cmd_opt(int argc, char **argv) {
   int rc = 0;
   mqss_status st = parse_input(s, file, &m);
   if (st != MQSS_OK) {
+    rc = cli_error("%s", mqss_errmsg(s));
+    goto done;
+  }
+  // A trial run in a sandbox child first: a pass that crashes kills only it.
+  opt_work trial = {m, pipeline, finish};
+  if (isolate && (pipeline || finish) &&
+      isolated_trial(s, run_opt, &trial, ISOLATE_TIMEOUT_MS,
+                     ISOLATE_MEM_MB) != MQSS_OK) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto done;
   }

@@ -12,15 +12,22 @@ static int cmd_help(int argc, char **argv);
 
 static const cli_command commands[] = {
     {"opt", "run a pass pipeline and/or the LLVM finisher on a module",
-     "usage: mqss opt FILE [--pipeline TEXT] [--finish] [-o OUT]\n"
+     "usage: mqss opt FILE [--pipeline TEXT] [--finish] [--isolate] [-o OUT]\n"
      "\n"
      "Parses FILE ('-' for stdin), runs TEXT (MLIR pass pipeline syntax, e.g.\n"
      "'canonicalize,func.func(convert-linalg-to-affine-loops)'), then with\n"
      "--finish lowers whatever remains to the LLVM dialect. Prints the module\n"
      "to OUT (default stdout).\n"
      "\n"
+     "Passes run in this process: option values known to crash MLIR (such as\n"
+     "affine-loop-unroll{unroll-factor=0}) are refused, but an unknown crash\n"
+     "in an upstream pass kills mqss. --isolate runs the passes first in a\n"
+     "forked child (60 s, 4096 MiB); a crash, hang or exhaustion there is\n"
+     "reported and nothing runs here. It costs one more run of the passes.\n"
+     "\n"
      "  --pipeline TEXT   passes to run, anchored or bare\n"
      "  --finish          lower the result fully to the LLVM dialect\n"
+     "  --isolate         try the passes in a forked child first (see above)\n"
      "  --print-finish    print the finisher's chosen pipeline to stderr\n"
      "  -o OUT            write the module to OUT instead of stdout\n",
      cmd_opt},
@@ -61,6 +68,7 @@ static const cli_command commands[] = {
      "usage: mqss catalog [--catalog PATH] [--hash]\n"
      "       mqss catalog --mask FILE [--target FUNC]\n"
      "       mqss catalog --apply NAME FILE [--params U1,U2..] [--target FUNC]\n"
+     "                    [--isolate]\n"
      "\n"
      "Without options, lists every action: id, name, anchor, required and\n"
      "produced stages, parameters and pipeline template. The catalog is\n"
@@ -70,7 +78,10 @@ static const cli_command commands[] = {
      "  --mask FILE      print, per action, allowed or the reason it is blocked\n"
      "  --apply NAME     apply action NAME to FILE and print the module\n"
      "  --params LIST    raw parameter values in [-1,1], mapped onto each range\n"
-     "  --target FUNC    scope the check or the action to function @FUNC\n",
+     "  --target FUNC    scope the check or the action to function @FUNC\n"
+     "  --isolate        apply the action in a forked child first, so that a\n"
+     "                   pass that crashes (as some upstream passes do on some\n"
+     "                   options) is reported instead of killing mqss\n",
      cmd_catalog},
     {"features", "print the 256-float state vector of a module, with names",
      "usage: mqss features FILE [--json] [--nonzero] [--history A,B,..]\n"

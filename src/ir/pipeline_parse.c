@@ -11,6 +11,9 @@
 // redirection between threads, and whatever another thread writes to fd 2
 // during those few microseconds lands in this message instead of the
 // terminal (mqss.h documents this at mqss_module_run_pipeline).
+//
+// A pipeline that parses is then checked against the option values known
+// to crash MLIR (bad_options.c).
 #define _GNU_SOURCE // memfd_create
 #include "internal.h"
 
@@ -90,6 +93,14 @@ mqss_status pipeline_parse(mqss_session *s, MlirOpPassManager opm,
     append_trimmed(&why, perr.data ? perr.data : "", perr.len);
     st = fail(s, MQSS_ERR_PIPELINE, "invalid pipeline '%s': %s", shown,
               why.len ? why.data : "parse error");
+    sb_free(&why);
+  } else {
+    strbuf canonical = {0}, why = {0};
+    mlirPrintPassPipeline(opm, sb_mlir_callback, &canonical);
+    if (canonical.data && pipeline_bad_option(canonical.data, &why))
+      st = fail(s, MQSS_ERR_PIPELINE, "invalid pipeline '%s': %s", shown,
+                why.data);
+    sb_free(&canonical);
     sb_free(&why);
   }
   sb_free(&printed);
