@@ -23,6 +23,11 @@ enum { ISOLATE_TIMEOUT_MS = 60000, ISOLATE_MEM_MB = 4096 };
 // Prints "mqss: <message>" to stderr and returns 1 (the exit code).
 int cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+// Parses the module at `path`, or standard input when `path` is "-" (named
+// "<stdin>" in messages). Errors are in the session message.
+mqss_status cli_parse_module(mqss_session *s, const char *path,
+                             mqss_module **out);
+
 // Parses `v`, the value of option `flag` of command `cmd`, as an integer in
 // [lo, hi]. On failure prints "mqss: CMD: FLAG expects an integer in [LO,
 // HI], got 'V'" and returns false.

@@ -107,7 +107,7 @@ int cmd_catalog(int argc, char **argv) {
       hash_only = true;
     } else if (!strcmp(a, "--isolate")) {
       isolate = true;
-    } else if (a[0] == '-') {
+    } else if (a[0] == '-' && a[1]) {
       return cli_error("catalog: unknown option '%s'; see 'mqss catalog "
                        "--help'", a);
     } else if (!file) {
@@ -132,7 +132,7 @@ int cmd_catalog(int argc, char **argv) {
   if (hash_only) {
     printf("%016llx\n", (unsigned long long)mqss_catalog_hash(c));
   } else if (mask_file) {
-    if (mqss_module_parse_file(s, mask_file, &m) != MQSS_OK) {
+    if (cli_parse_module(s, mask_file, &m) != MQSS_OK) {
       rc = cli_error("%s", mqss_errmsg(s));
       goto done;
     }
@@ -158,7 +158,7 @@ int cmd_catalog(int argc, char **argv) {
     if (params && (rc = parse_u(params, d.u)))
       goto done;
     apply_work w = {NULL, c, &d};
-    if (mqss_module_parse_file(s, file, &m) != MQSS_OK ||
+    if (cli_parse_module(s, file, &m) != MQSS_OK ||
         (isolate && (w.m = m, isolated_trial(s, run_apply, &w,
                                              ISOLATE_TIMEOUT_MS,
                                              ISOLATE_MEM_MB)) != MQSS_OK) ||

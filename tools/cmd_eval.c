@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 // ----------------------------------------------------------------------------
 // flags
@@ -102,6 +103,19 @@ static bool parse_args(int argc, char **argv, eval_args *a) {
   if (a->fixed && a->fixed_train) {
     cli_error("eval: give --fixed or --fixed-from-train, not both");
     return false;
+  }
+  // A directory is a positional input, not a manifest.
+  const char *lists[] = {a->manifest, a->fixed_train};
+  const char *flags[] = {"--manifest", "--fixed-from-train"};
+  for (int k = 0; k < 2; k++) {
+    struct stat sb;
+    if (lists[k] && stat(lists[k], &sb) == 0 && S_ISDIR(sb.st_mode)) {
+      cli_error("eval: %s expects a manifest file, and '%s' is a directory; "
+                "give the directory without %s (mqss eval --policy P %s) or "
+                "a manifest such as %s/holdout.tsv", flags[k], lists[k],
+                flags[k], lists[k], lists[k]);
+      return false;
+    }
   }
   if (a->max_steps)
     a->set.select.max_steps = a->max_steps;
@@ -262,9 +276,15 @@ int cmd_eval(int argc, char **argv) {
         r->time_fraction = r->search.wall_ms > 0 ? r->policy_time_ms / r->search.wall_ms : 0;
       }
     }
-    if (!a.quiet)
-      fprintf(stderr, "[%d/%d] %s %s vs_base %.3f vs_ref %.3f vs_fixed %.3f\n", i + 1,
-              in.n, e->file, r->status, r->vs_baseline, r->vs_reference, r->vs_fixed);
+    if (!a.quiet) {
+      // The same "n/a" as the report's table for what was not measured.
+      char vb[32], vr[32], vf[32];
+      eval_format_ratio(vb, sizeof vb, r->vs_baseline);
+      eval_format_ratio(vr, sizeof vr, r->vs_reference);
+      eval_format_ratio(vf, sizeof vf, r->vs_fixed);
+      fprintf(stderr, "[%d/%d] %s %s vs_base %s vs_ref %s vs_fixed %s\n", i + 1,
+              in.n, e->file, r->status, vb, vr, vf);
+    }
   }
   eval_agg agg;
   eval_aggregate(rows, in.n, &agg);

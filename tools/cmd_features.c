@@ -67,7 +67,7 @@ int cmd_features(int argc, char **argv) {
         catalog = v;
       else
         max_steps = atoi(v);
-    } else if (a[0] == '-') {
+    } else if (a[0] == '-' && a[1]) {
       return cli_error("features: unknown option '%s'; see 'mqss features "
                        "--help'", a);
     } else {
@@ -85,7 +85,7 @@ int cmd_features(int argc, char **argv) {
   int rc = 0, ids[256], n = 0;
   float f[MQSS_FEATURE_DIM];
   if (mqss_catalog_load(s, catalog, &c) != MQSS_OK ||
-      mqss_module_parse_file(s, file, &m) != MQSS_OK) {
+      cli_parse_module(s, file, &m) != MQSS_OK) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto done;
   }

@@ -33,7 +33,7 @@ int cmd_graph(int argc, char **argv) {
       dot = true;
     else if (!strcmp(argv[i], "--csr"))
       csr = true;
-    else if (argv[i][0] == '-')
+    else if (argv[i][0] == '-' && argv[i][1])
       return cli_error("graph: unknown option '%s'; see 'mqss graph --help'",
                        argv[i]);
     else
@@ -47,7 +47,7 @@ int cmd_graph(int argc, char **argv) {
   mqss_module *m = NULL;
   mqss_graph *g = NULL;
   int rc = 0;
-  if (mqss_module_parse_file(s, file, &m) != MQSS_OK ||
+  if (cli_parse_module(s, file, &m) != MQSS_OK ||
       mqss_graph_build(m, &g) != MQSS_OK) {
     rc = cli_error("%s", mqss_errmsg(s));
   } else if (dot) {

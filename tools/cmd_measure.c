@@ -5,6 +5,7 @@
 
 #include <cjson/cJSON.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,7 +48,14 @@ static bool parse_args(int argc, char **argv, measure_args *a) {
     } else if (!strcmp(f, "--seed")) {
       NEED_VALUE a->o.seed = strtoull(v, NULL, 0);
     } else if (!strcmp(f, "--rtol") || !strcmp(f, "--atol")) {
-      NEED_VALUE *(f[2] == 'r' ? &a->o.rtol : &a->o.atol) = strtod(v, NULL);
+      NEED_VALUE
+      char *end;
+      double t = strtod(v, &end);
+      if (!*v || *end || !isfinite(t) || t < 0) {
+        cli_error("measure: %s expects a finite number >= 0, got '%s'", f, v);
+        return false;
+      }
+      *(f[2] == 'r' ? &a->o.rtol : &a->o.atol) = t;
     } else if (!strcmp(f, "--json")) {
       a->json = true;
     } else if (!strcmp(f, "--no-cache")) {
@@ -166,7 +174,7 @@ int cmd_measure(int argc, char **argv) {
   }
   int rc = 0;
   mqss_module *m = NULL;
-  mqss_status st = mqss_module_parse_file(s, a.file, &m);
+  mqss_status st = cli_parse_module(s, a.file, &m);
   if (st != MQSS_OK) {
     mqss_measure_result r = {.status = MQSS_MEASURE_PARSE_ERROR};
     snprintf(r.message, sizeof r.message, "%s", mqss_errmsg(s));

@@ -13,28 +13,6 @@ static void write_file(const char *data, size_t len, void *user) {
   fwrite(data, 1, len, user);
 }
 
-static mqss_status parse_input(mqss_session *s, const char *path,
-                               mqss_module **out) {
-  if (strcmp(path, "-"))
-    return mqss_module_parse_file(s, path, out);
-  size_t cap = 1 << 16, len = 0, n;
-  char *buf = malloc(cap);
-  while (buf && (n = fread(buf + len, 1, cap - len, stdin)) > 0) {
-    len += n;
-    if (len == cap) {
-      char *p = realloc(buf, cap *= 2);
-      if (!p)
-        free(buf);
-      buf = p;
-    }
-  }
-  if (!buf)
-    return MQSS_ERR_NOMEM;
-  mqss_status st = mqss_module_parse_string(s, buf, len, "<stdin>", out);
-  free(buf);
-  return st;
-}
-
 // The passes and the finisher, as one piece of work for isolated_trial().
 typedef struct {
   mqss_module *m;
@@ -86,7 +64,7 @@ int cmd_opt(int argc, char **argv) {
     return cli_error("out of memory");
   mqss_module *m = NULL;
   int rc = 0;
-  mqss_status st = parse_input(s, file, &m);
+  mqss_status st = cli_parse_module(s, file, &m);
   if (st != MQSS_OK) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto done;

@@ -299,7 +299,7 @@ int cmd_rollout(int argc, char **argv) {
     goto done;
   }
   if (mqss_catalog_load(s, catalog_path, &cat) ||
-      mqss_module_parse_file(s, file, &m) ||
+      cli_parse_module(s, file, &m) ||
       mqss_env_create(s, cat, &eo, &env) ||
       mqss_env_rollout(env, m, &ro, on_record, &col)) {
     rc = cli_error("rollout: %s", mqss_errmsg(s));

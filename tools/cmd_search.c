@@ -193,7 +193,7 @@ int cmd_search(int argc, char **argv) {
   mqss_module *m = NULL;
   mqss_catalog *cat = NULL;
   mqss_search_result r = {0};
-  if (mqss_module_parse_file(s, a.file, &m) != MQSS_OK ||
+  if (cli_parse_module(s, a.file, &m) != MQSS_OK ||
       mqss_catalog_load(s, a.catalog, &cat) != MQSS_OK) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto done;

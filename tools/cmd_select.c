@@ -6,6 +6,7 @@
 #include "cli.h"
 
 #include <cjson/cJSON.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +39,13 @@ int policy_cli_option(policy_cli *o, int argc, char **argv, int *i) {
     if (!has)
       return cli_error("%s needs a value", f), -1;
     char *end;
+    errno = 0;
     long long v = strtoll(argv[++*i], &end, 10);
-    if (*end || v < 0)
-      return cli_error("%s: '%s' is not a non-negative integer", f, argv[*i]),
+    bool steps = f[2] == 'm';
+    if (*end || errno || v < 0 || (steps && v > MQSS_MAX_SELECT_STEPS))
+      return cli_error(steps ? "%s: '%s' is not an integer in [0, %d]"
+                             : "%s: '%s' is not a non-negative integer",
+                       f, argv[*i], MQSS_MAX_SELECT_STEPS),
              -1;
     if (f[2] == 's')
       o->seed = (uint64_t)v;
@@ -66,7 +71,7 @@ int policy_cli_open(policy_cli *o, const char *file, mqss_session **s,
   po.allow_version_mismatch = o->allow_version_mismatch;
   if (mqss_policy_load(*s, o->policy, &po, p) != MQSS_OK)
     return cli_error("%s", mqss_errmsg(*s));
-  if (mqss_module_parse_file(*s, file, m) != MQSS_OK)
+  if (cli_parse_module(*s, file, m) != MQSS_OK)
     return cli_error("%s", mqss_errmsg(*s));
   return 0;
 }

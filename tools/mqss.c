@@ -326,6 +326,29 @@ int cli_error(const char *fmt, ...) {
   return 1;
 }
 
+mqss_status cli_parse_module(mqss_session *s, const char *path,
+                               mqss_module **out) {
+  if (strcmp(path, "-"))
+    return mqss_module_parse_file(s, path, out);
+  size_t cap = 1 << 16, len = 0, n;
+  char *buf = malloc(cap);
+  while (buf && (n = fread(buf + len, 1, cap - len, stdin)) > 0) {
+    len += n;
+    if (len == cap) {
+      char *p = realloc(buf, cap *= 2);
+      if (!p)
+        free(buf);
+      buf = p;
+    }
+  }
+  if (!buf)
+    return MQSS_ERR_NOMEM;
+  mqss_status st = mqss_module_parse_string(s, buf, len, "<stdin>", out);
+  free(buf);
+  return st;
+}
+
+
 bool cli_parse_int(const char *cmd, const char *flag, const char *v, long lo,
                    long hi, long *out) {
   char *end;

@@ -227,7 +227,7 @@ typedef struct {
   int opt_level;          ///< LLVM optimisation level of the JIT, 0-3 (default 3)
   const char *cache_path; ///< SQLite cache file; NULL = no cache (default)
   int no_cache;           ///< nonzero: neither read nor write the cache
-  const char *const *shared_libs; ///< extra libraries for the JIT (borrowed)
+  const char *const *shared_libs; ///< extra libraries for the JIT (borrowed; each must be readable)
   int num_shared_libs;    ///< length of shared_libs
   int no_runner_libs;     ///< nonzero: do not load MLIR's runner utils libraries
   int check_reference;    ///< nonzero: compare outputs with the reference (default 1)
@@ -882,11 +882,15 @@ const mqss_catalog *mqss_policy_catalog(const mqss_policy *policy);
 mqss_status mqss_policy_warmup(const mqss_policy *policy,
                                mqss_session *session);
 
+/// Largest mqss_select_options.max_steps accepted.
+#define MQSS_MAX_SELECT_STEPS 1024
+
 /// Options of mqss_policy_select(). Initialise with
 /// mqss_select_options_init(); strings are borrowed for the call.
 typedef struct {
   int max_steps;         ///< decisions at most, STOP excluded (default 0: the
-                         ///< policy's training episode length, 16 if unknown)
+                         ///< policy's training episode length, 16 if unknown;
+                         ///< at most MQSS_MAX_SELECT_STEPS)
   int sample;            ///< nonzero: sample actions and parameters (default 0: greedy)
   uint64_t seed;         ///< seed of the sampler (default 1)
   const char *cache_dir; ///< directory of bad_sequences.jsonl to avoid; NULL = none

@@ -295,6 +295,9 @@ static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
   const char *pipeline = scalar(get(L, n, "pipeline"));
   const char *anchor = scalar(get(L, n, "anchor"));
   if (a->is_stop) {
+    if (pipeline || get(L, n, "params"))
+      return bad(L, n, "action '%s' is the stop action: it takes no pipeline "
+                 "or params; remove them, or drop 'stop: true'", name);
     pipeline = "";
     anchor = "builtin.module";
   } else if (!pipeline || !*pipeline) {

@@ -221,6 +221,10 @@ mqss_status eval_write_reports(mqss_session *s, const char *dir,
                                const eval_row *rows, int n,
                                const eval_agg *agg, const eval_meta *meta);
 
+// A speedup ratio as the reports print it: "1.234x", or "n/a" when v is 0
+// (not measured) or not finite.
+void eval_format_ratio(char *buf, size_t len, double v);
+
 // Standard base64 of `len` bytes (caller frees), NULL when out of memory.
 char *eval_base64(const unsigned char *data, size_t len);
 

@@ -301,6 +301,8 @@ static void fmt_x(char *b, size_t n, double v) {
     snprintf(b, n, "n/a");
 }
 
+void eval_format_ratio(char *buf, size_t len, double v) { fmt_x(buf, len, v); }
+
 static void fmt_pct(char *b, size_t n, double v) {
   if (isfinite(v))
     snprintf(b, n, "%+.1f%%", 100 * v);

@@ -11,7 +11,9 @@
 #define _GNU_SOURCE
 #include "measure.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -432,13 +434,26 @@ done:
 // the parent's side
 
 static mqss_status check_options(mqss_session *s, const mqss_measure_options *o) {
+  // `!(x >= 0)` also refuses NaN tolerances, which would accept any output.
   if (o->repeat < 1 || o->warmup < 0 || o->timeout_ms < 1 || o->opt_level < 0 ||
-      o->opt_level > 3 || o->mem_limit_mb < 0 || o->rtol < 0 || o->atol < 0 ||
+      o->opt_level > 3 || o->mem_limit_mb < 0 || !(o->rtol >= 0) ||
+      !(o->atol >= 0) || isinf(o->rtol) || isinf(o->atol) ||
       o->num_shared_libs < 0 || (o->num_shared_libs > 0 && !o->shared_libs))
     return fail(s, MQSS_ERR_INVALID_ARG,
                 "measure: invalid options (need repeat >= 1, warmup >= 0, "
                 "timeout_ms >= 1, opt_level 0-3, non-negative limits and "
-                "tolerances)");
+                "finite non-negative tolerances)");
+  long ncpu = sysconf(_SC_NPROCESSORS_ONLN);
+  if (o->cpu < -1 || (ncpu > 0 && o->cpu >= ncpu))
+    return fail(s, MQSS_ERR_INVALID_ARG, "measure: cannot pin to cpu %d: "
+                "this machine has cpus 0-%ld online; use one of those or -1",
+                o->cpu, ncpu - 1);
+  // The execution engine skips a library it cannot load without a word.
+  for (int i = 0; i < o->num_shared_libs; i++)
+    if (!o->shared_libs[i] || access(o->shared_libs[i], R_OK) != 0)
+      return fail(s, MQSS_ERR_IO, "measure: cannot read shared library '%s': "
+                  "%s", o->shared_libs[i] ? o->shared_libs[i] : "(null)",
+                  strerror(o->shared_libs[i] ? errno : EINVAL));
   return MQSS_OK;
 }
 

@@ -76,6 +76,10 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
     mqss_select_options_init(&defaults);
     opts = &defaults;
   }
+  if (opts->max_steps < 0 || opts->max_steps > MQSS_MAX_SELECT_STEPS)
+    return fail(s, MQSS_ERR_INVALID_ARG, "select: max_steps %d is out of "
+                "range: 1..%d, or 0 for the policy's episode length",
+                opts->max_steps, MQSS_MAX_SELECT_STEPS);
   badlog bad = {0};
   if (opts->cache_dir &&
       badlog_load(opts->cache_dir, mqss_module_hash(module), &bad) != 0)

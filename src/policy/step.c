@@ -5,8 +5,16 @@
 // policy serves many threads at once.
 #include "policy/policy.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+static bool all_finite(const float *x, int n) {
+  for (int i = 0; i < n; i++)
+    if (!isfinite(x[i]))
+      return false;
+  return true;
+}
 
 void policy_scratch_free(policy_scratch *sc) {
   nn_acts_free(&sc->acts);
@@ -62,5 +70,15 @@ mqss_status policy_forward(const mqss_policy *p, const mqss_module *m,
   else
     nn_forward(model, &sc->acts, &in);
   sc->have_ir = true;
+  // Huge (finite) weights overflow to inf and then NaN: a choice made from
+  // those would be arbitrary, so refuse it.
+  if (!all_finite(sc->acts.logits, model->cfg.n_actions + 1) ||
+      !all_finite(sc->acts.mu, model->P) || !all_finite(sc->acts.value, 1)) {
+    sc->have_ir = false;
+    return fail(s, MQSS_ERR_POLICY, "policy: the network computes non-finite "
+                "values (NaN or infinity) on '%s'; its weights are corrupt or "
+                "too large: retrain it or use another policy file",
+                m->name);
+  }
   return MQSS_OK;
 }
