@@ -56,6 +56,12 @@ void format_location(mqss_session *s, MlirLocation loc, strbuf *sb);
 #define FNV1A64_INIT 0xcbf29ce484222325ULL
 uint64_t fnv1a64(uint64_t h, const void *data, size_t len);
 
+// Writes the path of `target` ("data/catalog.yaml") in the source tree that
+// holds the source file `here` (its __FILE__), whose own path from the root
+// is `self` ("src/actions/catalog.c"); source_path.c.
+void source_tree_path(char *out, size_t len, const char *here,
+                      const char *self, const char *target);
+
 // Milliseconds on the monotonic clock (clock.c).
 double now_ms(void);
 // Sorts v (n) ascending (stats.c).
@@ -98,6 +104,12 @@ bool pipeline_bad_option(const char *canonical, strbuf *why);
 // MQSS_ERR_CRASHED, naming the signal or limit, when the child died.
 mqss_status isolated_trial(mqss_session *s, mqss_status (*work)(void *ctx),
                            void *ctx, int timeout_ms, int mem_limit_mb);
+
+// Parses every action of `c` at the ends of its parameter ranges and with
+// each choice value (catalog_check.c); appends "PATH:LINE: action 'NAME':
+// why" to `report` per failing action. Returns the number that fail.
+int catalog_check_pipelines(const mqss_catalog *c, const char *path,
+                            strbuf *report);
 
 // A structural hash of `m` for change detection within one process
 // (fingerprint.c): equal for equal IR in one context, and much cheaper than

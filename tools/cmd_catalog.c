@@ -89,7 +89,7 @@ static mqss_status run_apply(void *ctx) {
 int cmd_catalog(int argc, char **argv) {
   const char *path = NULL, *mask_file = NULL, *apply = NULL, *target = NULL,
              *file = NULL, *params = NULL;
-  bool hash_only = false, isolate = false;
+  bool hash_only = false, isolate = false, check = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char **slot = !strcmp(a, "--catalog")  ? &path
@@ -107,6 +107,8 @@ int cmd_catalog(int argc, char **argv) {
       hash_only = true;
     } else if (!strcmp(a, "--isolate")) {
       isolate = true;
+    } else if (!strcmp(a, "--check")) {
+      check = true;
     } else if (a[0] == '-' && a[1]) {
       return cli_error("catalog: unknown option '%s'; see 'mqss catalog "
                        "--help'", a);
@@ -131,6 +133,19 @@ int cmd_catalog(int argc, char **argv) {
   }
   if (hash_only) {
     printf("%016llx\n", (unsigned long long)mqss_catalog_hash(c));
+  } else if (check) {
+    strbuf report = {0};
+    const char *shown = path ? path : mqss_catalog_default_path();
+    int failed = catalog_check_pipelines(c, shown, &report);
+    if (failed) {
+      fputs(report.data, stderr);
+      rc = cli_error("catalog: %d of %d actions have a pipeline that does "
+                     "not parse or would crash MLIR", failed,
+                     mqss_catalog_size(c));
+    } else {
+      printf("%s: all %d pipelines parse\n", shown, mqss_catalog_size(c));
+    }
+    sb_free(&report);
   } else if (mask_file) {
     if (cli_parse_module(s, mask_file, &m) != MQSS_OK) {
       rc = cli_error("%s", mqss_errmsg(s));

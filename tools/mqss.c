@@ -65,7 +65,7 @@ static const cli_command commands[] = {
      "  --json             print JSON\n",
      cmd_measure},
     {"catalog", "list the action catalog, show the safety mask, apply an action",
-     "usage: mqss catalog [--catalog PATH] [--hash]\n"
+     "usage: mqss catalog [--catalog PATH] [--hash | --check]\n"
      "       mqss catalog --mask FILE [--target FUNC]\n"
      "       mqss catalog --apply NAME FILE [--params U1,U2..] [--target FUNC]\n"
      "                    [--isolate]\n"
@@ -75,6 +75,8 @@ static const cli_command commands[] = {
      "PATH, else $MQSS_CATALOG, else data/catalog.yaml of the source tree.\n"
      "\n"
      "  --hash           print only the catalog hash\n"
+     "  --check          parse every action's pipeline at the ends of its\n"
+     "                   parameter ranges; list those that fail (exit 1)\n"
      "  --mask FILE      print, per action, allowed or the reason it is blocked\n"
      "  --apply NAME     apply action NAME to FILE and print the module\n"
      "  --params LIST    raw parameter values in [-1,1], mapped onto each range\n"

@@ -7,6 +7,7 @@
 #include "util/yaml_file.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,20 +61,23 @@ static long stage_bits(const char *name) {
   return -1;
 }
 
+// This file is <root>/src/actions/catalog.c; the catalog is
+// <root>/data/catalog.yaml. An installed build would set MQSS_CATALOG.
+// Computed once: threads may ask at the same time.
+static char default_path[4096];
+
+static void init_default_path(void) {
+  source_tree_path(default_path, sizeof default_path, __FILE__,
+                   "src/actions/catalog.c", "data/catalog.yaml");
+}
+
 const char *mqss_catalog_default_path(void) {
   const char *env = getenv("MQSS_CATALOG");
   if (env && *env)
     return env;
-  // This file is <root>/src/actions/catalog.c; the catalog is
-  // <root>/data/catalog.yaml. An installed build would set MQSS_CATALOG.
-  static char path[4096];
-  if (!path[0]) {
-    const char *here = __FILE__;
-    const char *cut = strstr(here, "src/actions/catalog.c");
-    size_t root = cut ? (size_t)(cut - here) : 0;
-    snprintf(path, sizeof path, "%.*sdata/catalog.yaml", (int)root, here);
-  }
-  return path;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, init_default_path);
+  return default_path;
 }
 
 // ----------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include "policy/policy.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,21 +18,23 @@ void mqss_policy_options_init(mqss_policy_options *o) {
   memset(o, 0, sizeof *o);
 }
 
+// This file is <root>/src/policy/policy.c; the policy is
+// <root>/models/default.safetensors. Computed once: threads may ask at the
+// same time.
+static char default_path[4096];
+
+static void init_default_path(void) {
+  source_tree_path(default_path, sizeof default_path, __FILE__,
+                   "src/policy/policy.c", "models/default.safetensors");
+}
+
 const char *mqss_policy_default_path(void) {
   const char *env = getenv("MQSS_POLICY");
   if (env && *env)
     return env;
-  // This file is <root>/src/policy/policy.c; the policy is
-  // <root>/models/default.safetensors.
-  static char path[4096];
-  if (!path[0]) {
-    const char *here = __FILE__;
-    const char *cut = strstr(here, "src/policy/policy.c");
-    size_t root = cut ? (size_t)(cut - here) : 0;
-    snprintf(path, sizeof path, "%.*smodels/default.safetensors", (int)root,
-             here);
-  }
-  return path;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, init_default_path);
+  return default_path;
 }
 
 // ----------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 #include "util/yaml_file.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -71,6 +72,11 @@ static const struct key {
 };
 
 enum { NKEYS = sizeof keys / sizeof keys[0] };
+
+int train_task_timeout_ms(const train_config *c) {
+  int64_t ms = 2 * (int64_t)c->timeout_ms * c->max_steps;
+  return ms > INT_MAX ? INT_MAX : (int)ms;
+}
 
 void train_config_defaults(train_config *c) {
   *c = (train_config){

@@ -51,6 +51,11 @@ typedef struct {
 // Fills `c` with the defaults (those of data/train_config.yaml).
 void train_config_defaults(train_config *c);
 
+// Wall-clock limit of one rollout task: two measurement timeouts per step,
+// computed in 64 bits and capped at INT_MAX (timeout_ms may reach 86.4e6
+// and max_steps 256, whose product overflows int).
+int train_task_timeout_ms(const train_config *c);
+
 // Writes every key as "key=value" separated by spaces into buf (n bytes,
 // truncated to fit): the configuration recorded in a policy's metadata.
 void train_config_format(const train_config *c, char *buf, size_t n);

@@ -12,6 +12,7 @@
 
 #include "check.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -106,6 +107,21 @@ static void test_format_lists_every_key(void **state) {
   assert_int_equal(strlen(small), sizeof small - 1);
 }
 
+// 2 * timeout_ms * max_steps at the top of both ranges overflowed int.
+static void test_task_timeout_saturates(void **state) {
+  (void)state;
+  train_config c;
+  train_config_defaults(&c);
+  c.timeout_ms = 1000;
+  c.max_steps = 16;
+  assert_int_equal(train_task_timeout_ms(&c), 32000);
+  c.timeout_ms = 86400000; // the largest env.measure.timeout_ms
+  c.max_steps = 256;       // the largest rl.max_steps
+  assert_int_equal(train_task_timeout_ms(&c), INT_MAX);
+  c.max_steps = 12; // 2,073,600,000 still fits
+  assert_int_equal(train_task_timeout_ms(&c), 2073600000);
+}
+
 static void test_missing_file(void **state) {
   train_config c;
   assert_int_equal(train_config_load(*state, "/nonexistent.yaml", &c), MQSS_ERR_IO);
@@ -119,6 +135,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
       cmocka_unit_test(test_format_lists_every_key),
       cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
+      cmocka_unit_test(test_task_timeout_saturates),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,14 @@
+// Paths of data files in the source tree, found from a source file's own
+// __FILE__: the defaults of the catalog and the policy when no environment
+// variable names them (an installed build would set those).
+#include "internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void source_tree_path(char *out, size_t len, const char *here,
+                      const char *self, const char *target) {
+  const char *cut = strstr(here, self);
+  size_t root = cut ? (size_t)(cut - here) : 0;
+  snprintf(out, len, "%.*s%s", (int)root, here, target);
+}
