@@ -925,6 +925,9 @@ typedef struct mqss_selection mqss_selection;
 /// again avoiding it, up to 4 times; then MQSS_ERR_CRASHED.
 /// mqss_selection_notes() says what was avoided. Without a crash the result
 /// is the same as in process.
+/// Returns MQSS_ERR_INVALID_ARG for max_steps outside 0..MQSS_MAX_SELECT_STEPS
+/// and MQSS_ERR_POLICY when the network computes a NaN or infinite logit,
+/// mean or value (weights too large or corrupt; mqss_policy_explain() too).
 mqss_status mqss_policy_select(const mqss_policy *policy,
                                const mqss_module *module,
                                const mqss_select_options *opts,

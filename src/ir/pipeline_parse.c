@@ -26,6 +26,14 @@
 
 static pthread_mutex_t fd2_lock = PTHREAD_MUTEX_INITIALIZER;
 
+// A fork while another thread holds the lock (with fd 2 redirected) would
+// leave the child with a lock nobody releases: fork waits for it instead.
+static void lock_fd2(void) { pthread_mutex_lock(&fd2_lock); }
+static void unlock_fd2(void) { pthread_mutex_unlock(&fd2_lock); }
+static void register_atfork(void) {
+  pthread_atfork(lock_fd2, unlock_fd2, unlock_fd2);
+}
+
 // Points fd 2 at a fresh anonymous file; returns that file's descriptor and
 // the saved fd 2 in *saved, or -1 (nothing redirected) when either fails.
 static int capture_begin(int *saved) {
@@ -77,6 +85,8 @@ static void append_trimmed(strbuf *sb, const char *text, size_t len) {
 
 mqss_status pipeline_parse(mqss_session *s, MlirOpPassManager opm,
                            const char *text, const char *shown) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, register_atfork);
   strbuf printed = {0}, perr = {0};
   pthread_mutex_lock(&fd2_lock);
   int saved = -1;
