@@ -15,11 +15,13 @@
 typedef struct {
   const char *file, *vs, *libs;
   bool json;
+  double min_gain; // --vs: relative gain the interval must clear
   mqss_measure_options o;
 } measure_args;
 
 static bool parse_args(int argc, char **argv, measure_args *a) {
   mqss_measure_options_init(&a->o);
+  a->min_gain = MQSS_MIN_GAIN_DEFAULT;
   for (int i = 1; i < argc; i++) {
     const char *f = argv[i];
     bool has_value = i + 1 < argc;
@@ -48,6 +50,14 @@ static bool parse_args(int argc, char **argv, measure_args *a) {
       NEED_VALUE a->o.seed = strtoull(v, NULL, 0);
     } else if (!strcmp(f, "--rtol") || !strcmp(f, "--atol")) {
       NEED_VALUE *(f[2] == 'r' ? &a->o.rtol : &a->o.atol) = strtod(v, NULL);
+    } else if (!strcmp(f, "--min-gain")) {
+      NEED_VALUE
+      char *end;
+      a->min_gain = strtod(v, &end);
+      if (*end || !(a->min_gain >= 0 && a->min_gain < 1)) {
+        cli_error("measure: --min-gain expects a number in [0, 1), got '%s'", v);
+        return false;
+      }
     } else if (!strcmp(f, "--json")) {
       a->json = true;
     } else if (!strcmp(f, "--no-cache")) {
@@ -199,6 +209,13 @@ int cmd_measure(int argc, char **argv) {
       cJSON_AddNumberToObject(ratio, "min", v.ratio_min);
       cJSON_AddNumberToObject(ratio, "max", v.ratio_max);
       cJSON_AddNumberToObject(ratio, "mad", v.ratio_mad);
+      cJSON_AddNumberToObject(ratio, "hl", v.ratio_hl);
+      cJSON_AddNumberToObject(ratio, "lo", v.ratio_lo);
+      cJSON_AddNumberToObject(ratio, "hi", v.ratio_hi);
+      cJSON_AddNumberToObject(ratio, "conf", v.ratio_conf);
+      cJSON_AddNumberToObject(j, "min_gain", a.min_gain);
+      cJSON_AddStringToObject(j, "verdict", ok ? mqss_ratio_verdict_name(
+          mqss_ratio_verdict(v.ratio_lo, v.ratio_hi, a.min_gain)) : "failed");
     } else {
       print_text("A ", &v.a);
       print_text("B ", &v.b);
@@ -206,6 +223,13 @@ int cmd_measure(int argc, char **argv) {
         printf("ratio B/A: median %.4f min %.4f max %.4f mad %.4f (%d pairs; "
                "> 1 means A is faster)\n", v.ratio_median, v.ratio_min,
                v.ratio_max, v.ratio_mad, v.pairs);
+      if (ok)
+        printf("ratio B/A: %.4f [%.4f, %.4f] (Hodges-Lehmann, %.1f%% "
+               "interval); verdict: %s (min gain %g%%)\n", v.ratio_hl,
+               v.ratio_lo, v.ratio_hi, 100 * v.ratio_conf,
+               mqss_ratio_verdict_name(
+                   mqss_ratio_verdict(v.ratio_lo, v.ratio_hi, a.min_gain)),
+               100 * a.min_gain);
     }
     rc = ok ? 0 : 1;
   } else {
