@@ -223,7 +223,10 @@ int cmd_measure(int argc, char **argv) {
         printf("ratio B/A: median %.4f min %.4f max %.4f mad %.4f (%d pairs; "
                "> 1 means A is faster)\n", v.ratio_median, v.ratio_min,
                v.ratio_max, v.ratio_mad, v.pairs);
-      if (ok)
+      if (ok && v.ratio_lo <= 0)
+        printf("ratio B/A: %.4f (Hodges-Lehmann); no 95%% interval with "
+               "under 6 pairs; verdict: within noise\n", v.ratio_hl);
+      else if (ok)
         printf("ratio B/A: %.4f [%.4f, %.4f] (Hodges-Lehmann, %.1f%% "
                "interval); verdict: %s (min gain %g%%)\n", v.ratio_hl,
                v.ratio_lo, v.ratio_hi, 100 * v.ratio_conf,

@@ -193,8 +193,11 @@ static void print_text(const mqss_search_result *r,
            r->confirm.pairs, 100 * o->min_gain);
   for (int i = 0; i < r->n_confirmations; i++) {
     const mqss_search_confirmation *c = &r->confirmations[i];
-    printf("  #%-4d %.3fx [%.3f, %.3f] %-12s %s\n", c->index, c->speedup,
-           c->lo, c->hi, verdict_word(c), r->trace[c->index].pipeline);
+    char ci[64] = "[no interval: < 6 pairs]";
+    if (c->lo > 0)
+      snprintf(ci, sizeof ci, "[%.3f, %.3f]", c->lo, c->hi);
+    printf("  #%-4d %.3fx %s %-12s %s\n", c->index, c->speedup, ci,
+           verdict_word(c), r->trace[c->index].pipeline);
   }
   if (r->winner_index > 0)
     printf("winner: %s\nconfirmed_speedup: %.3fx [%.3f, %.3f] (%.1f%% "

@@ -274,11 +274,11 @@ typedef struct {
   /// Walsh averages of the per-pair log ratios (docs/MEASURE.md). 0 unless
   /// both sides are OK.
   double ratio_hl;
-  /// Distribution-free confidence interval of that ratio (the Wilcoxon
-  /// signed-rank interval over the pairs' log ratios), nominally 95%.
+  /// Distribution-free 95% confidence interval of that ratio (the Wilcoxon
+  /// signed-rank interval over the pairs' log ratios). 0 when there is none:
+  /// a side failed, or fewer than 6 pairs (no such interval reaches 95%).
   double ratio_lo, ratio_hi;
-  /// The interval's real coverage: >= 0.95 with 6 pairs or more; with fewer
-  /// the interval spans every Walsh average and covers less (5 pairs: 0.9375).
+  /// The interval's exact coverage (>= 0.95; 10 pairs: 0.9512), 0 when none.
   double ratio_conf;
 } mqss_measure_vs_result;
 

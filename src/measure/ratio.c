@@ -30,9 +30,13 @@ void vs_ratio_stats(const double *ta, const double *tb, int n,
   double est, lo, hi, conf;
   if (hodges_lehmann(lr, k, CONF_PERCENT / 100.0, &est, &lo, &hi, &conf)) {
     v->ratio_hl = exp(est);
-    v->ratio_lo = exp(lo);
-    v->ratio_hi = exp(hi);
-    v->ratio_conf = conf;
+    // Under 6 pairs no distribution-free interval reaches 95%: report none
+    // (0) rather than a narrower one that would pass for it.
+    if (conf >= CONF_PERCENT / 100.0) {
+      v->ratio_lo = exp(lo);
+      v->ratio_hi = exp(hi);
+      v->ratio_conf = conf;
+    }
   }
   free(r);
 }

@@ -130,6 +130,13 @@ static void test_vs_ratio_stats(void **state) {
   assert_float_equal(v.ratio_max, exp(8), 1e-9);
   // The times are not reordered.
   assert_float_equal(tb[0], 2.0 * exp(1), 1e-12);
+  // 5 pairs cannot give a 95% interval: an estimate (e^3, the median Walsh
+  // average of 1..5), and no interval rather than a narrower one.
+  memset(&v, 0, sizeof v);
+  vs_ratio_stats(ta, tb, 5, &v);
+  assert_float_equal(v.ratio_hl, exp(3.0), 1e-9);
+  assert_true(v.ratio_lo == 0 && v.ratio_hi == 0 && v.ratio_conf == 0);
+  assert_int_equal(mqss_ratio_verdict(v.ratio_lo, v.ratio_hi, 0.02), 0);
 }
 
 static void test_verdict(void **state) {
