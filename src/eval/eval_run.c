@@ -180,6 +180,8 @@ mqss_status eval_module(const mqss_policy *policy, mqss_module *m,
   const char *p = mqss_selection_pipeline(sel);
   row->policy_pipeline = strdup(eval_pipeline_empty(p) ? "" : p);
   row->n_decisions = mqss_selection_count(sel);
+  if (*mqss_selection_notes(sel)) // an isolated selection survived a crash
+    note(row, "select avoided: %.300s", mqss_selection_notes(sel));
   mqss_selection_destroy(sel);
   if (!row->policy_pipeline)
     return fail(sess, MQSS_ERR_NOMEM, "out of memory");
