@@ -226,6 +226,12 @@ typedef struct {
                           ///< (benchmarks and debugging only; a crash kills you)
   int compile_only;       ///< nonzero: compile (and size) only: no reference,
                           ///< no runs; status OK means it compiled (default 0)
+  /// Module whose finisher-only outputs are the reference, when the measured
+  /// module was already transformed (a targeted episode's IR: the check must
+  /// compare with the original, not with itself). Its entry must have the
+  /// same signature (else UNSUPPORTED). NULL = the measured module (default).
+  /// Borrowed for the call.
+  const mqss_module *reference_module;
 } mqss_measure_options;
 
 /// Fills `opts` with the defaults documented on each field.

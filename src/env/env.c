@@ -118,10 +118,13 @@ const mqss_env_baseline *mqss_env_get_baseline(const mqss_env *e) {
 // measurement
 
 // mqss_measure, counting cycles of the sandbox when the perf term is on.
+// `reference` (NULL: `m` itself) gives the reference outputs.
 static mqss_status measure(mqss_env *e, mqss_module *m, const char *pipeline,
+                           const mqss_module *reference,
                            mqss_measure_result *r, double *cycles) {
   mqss_measure_options o = e->opts.measure;
   o.pipeline = pipeline;
+  o.reference_module = reference;
   *cycles = -1;
   int fd = -1;
   if (e->perf_fd_ok && e->opts.weights[MQSS_REWARD_PERF] != 0)
@@ -157,7 +160,7 @@ static mqss_status get_baseline(mqss_env *e, const mqss_env_baseline *given) {
     }
   mqss_measure_result r;
   double cycles;
-  mqss_status st = measure(e, e->original, "", &r, &cycles);
+  mqss_status st = measure(e, e->original, "", NULL, &r, &cycles);
   if (st != MQSS_OK)
     return st;
   if (r.status != MQSS_MEASURE_OK)
@@ -257,15 +260,16 @@ static mqss_status finish_episode(mqss_env *e, mqss_env_info *info) {
   double cycles;
   mqss_status st;
   if (e->targeted) {
-    // Pipeline text cannot name a function: measure the transformed IR and
-    // count the in-process pass time as compile time.
-    st = measure(e, e->current, "", r, &cycles);
+    // Pipeline text cannot name a function: measure the transformed IR, its
+    // outputs checked against the original module's reference (never
+    // against itself), and count the in-process pass time as compile time.
+    st = measure(e, e->current, "", e->original, r, &cycles);
     r->compile_ms += e->apply_ms;
     r->pipeline_ms += e->apply_ms;
     snprintf(info->episode_pipeline, sizeof info->episode_pipeline,
              "(applied in process, targeted) %s", text.data);
   } else {
-    st = measure(e, e->original, text.data, r, &cycles);
+    st = measure(e, e->original, text.data, NULL, r, &cycles);
     snprintf(info->episode_pipeline, sizeof info->episode_pipeline, "%s",
              text.data);
   }

@@ -237,7 +237,8 @@ static void ref_prepare(job *j, mqss_module *m, const mqss_measure_options *o,
   j->ref_fd = -1;
   if (!o->check_reference || o->compile_only)
     return;
-  ref_key(m, o, e, key);
+  ref_key(o->reference_module ? (mqss_module *)o->reference_module : m, o, e,
+          key);
   j->ref = ref_find(key->data);
   if (!j->ref)
     j->ref_fd = memfd_create("mqss-reference", MFD_CLOEXEC);
@@ -263,7 +264,10 @@ static bool reference_outputs(const job *j, call_args *a, outputs *ref,
   compiled rc;
   mqss_measure_result tmp;
   result_init(&tmp, j->e->name);
-  if (!compile_variant(j->m, NULL, j->o, j->e, STAGE_REF_OFFSET, &rc, &tmp)) {
+  mqss_module *rm = j->o->reference_module
+                        ? (mqss_module *)j->o->reference_module // cloned, not changed
+                        : j->m;
+  if (!compile_variant(rm, NULL, j->o, j->e, STAGE_REF_OFFSET, &rc, &tmp)) {
     r->status = tmp.status;
     set_message(r, "reference (finisher only) failed: %s", tmp.message);
     compiled_free(&rc);
@@ -498,6 +502,22 @@ static bool prepare(mqss_module *m, const mqss_measure_options *o,
   if (r->status != MQSS_MEASURE_OK)
     return false;
   snprintf(r->entry, sizeof r->entry, "%s", e->name);
+  if (o->reference_module && o->check_reference && !o->compile_only) {
+    entry_spec re;
+    r->status = entry_find((mqss_module *)o->reference_module, e->name, &re,
+                           r->message, sizeof r->message);
+    if (r->status == MQSS_MEASURE_OK &&
+        (re.nargs != e->nargs || re.nresults != e->nresults ||
+         memcmp(re.args, e->args, sizeof re.args) ||
+         memcmp(re.results, e->results, sizeof re.results))) {
+      r->status = MQSS_MEASURE_UNSUPPORTED;
+      set_message(r, "unsupported: @%s has another signature in the reference "
+                  "module than in the measured one; outputs cannot be compared",
+                  e->name);
+    }
+    if (r->status != MQSS_MEASURE_OK)
+      return false;
+  }
   if (pipeline_canonical(m->session, pipeline, canon) != MQSS_OK) {
     r->status = MQSS_MEASURE_PARSE_ERROR;
     set_message(r, "%s", mqss_errmsg(m->session));
@@ -520,6 +540,9 @@ static void cache_key(mqss_module *m, const mqss_measure_options *o,
   sb_printf(key, ";mlir=%s", mqss_mlir_version());
   if (o->compile_only) // appended only when set: older keys stay valid
     sb_printf(key, ";compile_only");
+  if (o->reference_module && o->check_reference)
+    sb_printf(key, ";reference=%016" PRIx64,
+              mqss_module_hash(o->reference_module));
 }
 
 // Outcomes that depend on the machine's load or limits are not cached.
