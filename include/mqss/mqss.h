@@ -732,6 +732,13 @@ typedef struct {
   double term[MQSS_REWARD_TERMS]; ///< unweighted, after clipping
   int perf_used;          ///< nonzero when the perf term was computed
   double total;           ///< sum of weight * term
+  /// The runtime term's ratio baseline run_time / measured median (before
+  /// log and clip), 0 when unknown; and, from an episode whose baseline the
+  /// env measured itself, its approximate 95% interval from the two
+  /// medians' spreads (docs/ENV.md); 0 when the baseline was given (spread
+  /// unknown) or a side has fewer than 3 runs. Unpaired: wider than
+  /// mqss_measure_vs's.
+  double runtime_ratio, runtime_lo, runtime_hi;
 } mqss_env_reward_terms;
 
 /// Details of one step. Plain data, safe to copy.

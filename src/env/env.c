@@ -145,6 +145,7 @@ static mqss_status measure(mqss_env *e, mqss_module *m, const char *pipeline,
 
 static mqss_status get_baseline(mqss_env *e, const mqss_env_baseline *given) {
   e->base_cycles = -1;
+  memset(&e->base_spread, 0, sizeof e->base_spread);
   if (given) {
     e->baseline = *given;
     e->has_baseline = 1;
@@ -155,6 +156,7 @@ static mqss_status get_baseline(mqss_env *e, const mqss_env_baseline *given) {
     if (e->bases[i].hash == h) {
       e->baseline = e->bases[i].b;
       e->base_cycles = e->bases[i].cycles;
+      e->base_spread = e->bases[i].spread;
       e->has_baseline = 1;
       return MQSS_OK;
     }
@@ -170,7 +172,7 @@ static mqss_status get_baseline(mqss_env *e, const mqss_env_baseline *given) {
                 e->original->name, mqss_measure_status_name(r.status),
                 r.message);
   env_baseline_entry en = {h, {r.compile_ms, r.run_ms_median, r.text_bytes},
-                           cycles};
+                           cycles, r};
   if (e->n_bases == e->cap_bases) {
     int cap = e->cap_bases ? 2 * e->cap_bases : 8;
     env_baseline_entry *b = realloc(e->bases, (size_t)cap * sizeof *b);
@@ -182,6 +184,7 @@ static mqss_status get_baseline(mqss_env *e, const mqss_env_baseline *given) {
   e->bases[e->n_bases++] = en;
   e->baseline = en.b;
   e->base_cycles = cycles;
+  e->base_spread = r;
   e->has_baseline = 1;
   return MQSS_OK;
 }
@@ -278,6 +281,7 @@ static mqss_status finish_episode(mqss_env *e, mqss_env_info *info) {
     return st;
   mqss_env_reward(&e->opts, &e->baseline, r, cycles, e->base_cycles,
                   &info->terms);
+  env_runtime_interval(&e->base_spread, r, &info->terms);
   return MQSS_OK;
 }
 
