@@ -204,6 +204,8 @@ int cmd_measure(int argc, char **argv) {
       cJSON_AddItemToObject(j, "a", result_json(&v.a));
       cJSON_AddItemToObject(j, "b", result_json(&v.b));
       cJSON_AddNumberToObject(j, "pairs", v.pairs);
+      cJSON_AddNumberToObject(j, "batch", v.batch);
+      cJSON_AddNumberToObject(j, "discarded", v.discarded);
       cJSON *ratio = cJSON_AddObjectToObject(j, "ratio_b_over_a");
       cJSON_AddNumberToObject(ratio, "median", v.ratio_median);
       cJSON_AddNumberToObject(ratio, "min", v.ratio_min);
@@ -221,8 +223,10 @@ int cmd_measure(int argc, char **argv) {
       print_text("B ", &v.b);
       if (ok)
         printf("ratio B/A: median %.4f min %.4f max %.4f mad %.4f (%d pairs; "
-               "> 1 means A is faster)\n", v.ratio_median, v.ratio_min,
-               v.ratio_max, v.ratio_mad, v.pairs);
+               "> 1 means A is faster; %d call%s per sample, %d preempted "
+               "pairs measured again)\n", v.ratio_median, v.ratio_min,
+               v.ratio_max, v.ratio_mad, v.pairs, v.batch,
+               v.batch == 1 ? "" : "s", v.discarded);
       if (ok && v.ratio_lo <= 0)
         printf("ratio B/A: %.4f (Hodges-Lehmann); no 95%% interval with "
                "under 6 pairs; verdict: within noise\n", v.ratio_hl);

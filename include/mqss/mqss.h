@@ -286,6 +286,13 @@ typedef struct {
   double ratio_lo, ratio_hi;
   /// The interval's exact coverage (>= 0.95; 10 pairs: 0.9512), 0 when none.
   double ratio_conf;
+  /// Calls per timed sample: a sample is `batch` back-to-back calls of one
+  /// side (enough for ~1 ms), and run_ms_* / ratios are per call.
+  int batch;
+  /// Pairs measured again because the child was preempted during them
+  /// (involuntary context switches; pairs under 20 ms only), at most
+  /// 3 * pairs.
+  int discarded;
 } mqss_measure_vs_result;
 
 /// Default of the minimum relative gain that counts as faster (2%).

@@ -13,11 +13,13 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 // ----------------------------------------------------------------------------
@@ -388,6 +390,22 @@ typedef struct {
   vs_progress *progress; // shared with the parent
 } vs_job;
 
+// A timed sample of a pair is `batch` calls of one side, enough calls for
+// VS_MIN_SAMPLE_MS (at most VS_MAX_BATCH): one call of a microsecond kernel
+// is mostly timer and interrupt jitter.
+// A preempted pair is measured again only when it is short (a time slice of
+// a few ms is then a large part of it), at most 3n times.
+#define VS_MIN_SAMPLE_MS 0.5
+#define VS_REDO_MAX_PAIR_MS 20.0
+enum { VS_MAX_BATCH = 1000 };
+
+// Involuntary context switches of the calling thread so far: a pair during
+// which the child was preempted timed someone else too.
+static long preemptions(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
+}
+
 static void vs_child(void *user, void *reply, size_t size) {
   (void)size;
   const vs_job *vj = user;
@@ -451,17 +469,43 @@ static void vs_child(void *user, void *reply, size_t size) {
     }
     goto done;
   }
+  // One untimed call of each side sizes the batch.
+  double once[2];
+  for (int s = 0; s < 2; s++) {
+    p->side = VS_A + s;
+    once[s] = run_once(&c[s], &a, NULL);
+  }
+  double fastest = once[0] < once[1] ? once[0] : once[1];
+  int batch = fastest >= VS_MIN_SAMPLE_MS || !(fastest > 0)
+                  ? 1
+                  : (int)fmin(VS_MAX_BATCH, ceil(VS_MIN_SAMPLE_MS / fastest));
   // Pairs alternate their order (A B, B A, ...): neither side always runs
-  // first, after the other's code and data have warmed the caches.
-  for (int i = 0; i < w + n; i++)
+  // first, after the other's code and data have warmed the caches. A short
+  // pair during which the child was preempted is measured again, up to 3n
+  // times in all; past that it is kept (and the interval widens).
+  int got = 0;
+  for (int i = 0; got < n; i++) {
+    long cs = preemptions();
+    double ms[2] = {0, 0};
     for (int k = 0; k < 2; k++) {
       int s = (i + k) % 2;
       p->side = VS_A + s;
-      double ms = run_once(&c[s], &a, NULL);
-      if (i >= w)
-        t[s * n + i - w] = ms;
+      for (int b = 0; b < batch; b++)
+        ms[s] += run_once(&c[s], &a, NULL);
     }
+    if (i < w)
+      continue;
+    if (preemptions() != cs && v->discarded < 3 * n &&
+        ms[0] + ms[1] < VS_REDO_MAX_PAIR_MS) {
+      v->discarded++;
+      continue;
+    }
+    t[got] = ms[0] / batch; // per call
+    t[n + got] = ms[1] / batch;
+    got++;
+  }
   v->a.runs = v->b.runs = v->pairs = n;
+  v->batch = batch;
   vs_ratio_stats(t, t + n, n, v); // before summarize sorts the times
   summarize(t, n, &v->a.run_ms_median, &v->a.run_ms_min, &v->a.run_ms_max,
             &v->a.run_ms_mad);
