@@ -68,6 +68,18 @@ double now_ms(void);
 void sort_doubles(double *v, int n);
 // Median of v (n), which is sorted in place; 0 when n <= 0.
 double median_of(double *v, int n);
+// Critical rank of the Wilcoxon signed-rank interval: the largest k with
+// P(T+ <= k - 1) <= (1 - conf) / 2 for n values (exact distribution up to
+// n = 100, normal approximation above). *achieved gets the interval's real
+// coverage 1 - 2 P(T+ <= k - 1); 0 when k = 0 (too few values) (stats.c).
+int signed_rank_k(int n, double conf, double *achieved);
+// Hodges-Lehmann estimate of the centre of x (n): the median of the n(n+1)/2
+// Walsh averages (x_i + x_j) / 2, i <= j, and its distribution-free interval
+// [W_(k), W_(M+1-k)] (sorted Walsh averages, k from signed_rank_k). When n is
+// too small for `conf`, the interval is [min W, max W] and *achieved says
+// its real coverage. False when n <= 0 or out of memory (stats.c).
+bool hodges_lehmann(const double *x, int n, double conf, double *est,
+                    double *lo, double *hi, double *achieved);
 
 // ----------------------------------------------------------------------------
 // module

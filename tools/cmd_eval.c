@@ -29,6 +29,8 @@ static bool parse_args(int argc, char **argv, eval_args *a) {
   a->set.measure.repeat = 10;
   a->set.rounds = 1;
   mqss_select_options_init(&a->set.select);
+  a->set.select.isolate = 1; // as `mqss select`: a crashing pass cannot kill eval
+  a->set.min_gain = MQSS_MIN_GAIN_DEFAULT;
   a->fixed_sample = 8;
   for (int i = 1; i < argc; i++) {
     const char *f = argv[i];
@@ -78,6 +80,16 @@ static bool parse_args(int argc, char **argv, eval_args *a) {
     if (!strcmp(f, "--seed")) {
       VALUE();
       a->set.measure.seed = strtoull(v, NULL, 0);
+    } else if (!strcmp(f, "--min-gain")) {
+      VALUE();
+      char *end;
+      a->set.min_gain = strtod(v, &end);
+      if (*end || !(a->set.min_gain >= 0 && a->set.min_gain < 1)) {
+        cli_error("eval: --min-gain expects a number in [0, 1), got '%s'", v);
+        return false;
+      }
+    } else if (!strcmp(f, "--no-isolate")) {
+      a->set.select.isolate = 0;
     } else if (!strcmp(f, "--json")) {
       a->json = true;
     } else if (!strcmp(f, "--quiet") || !strcmp(f, "-q")) {
@@ -131,32 +143,44 @@ static void progress(const char *line, void *user) {
     fprintf(stderr, "%s\n", line);
 }
 
-static void x_or_na(char *b, size_t n, double v) {
+// A speedup and its verdict mark: "+" faster, "-" slower, "~" within noise.
+static void x_or_na(char *b, size_t n, double v, const eval_interval *ci) {
   if (v > 0)
-    snprintf(b, n, "%.3f", v);
+    snprintf(b, n, "%.3f%s", v,
+             ci->verdict > 0 ? "+" : ci->verdict < 0 ? "-" : "~");
   else
     snprintf(b, n, "n/a");
 }
 
-static void print_table(FILE *o, const eval_row *rows, int n, const eval_agg *a) {
-  fprintf(o, "%-28s %-14s %-14s %8s %8s %8s %9s %7s %9s %5s\n", "module", "family",
-          "status", "vs_base", "vs_ref", "vs_fixed", "compile+", "size", "decide_ms",
-          "steps");
+static void print_table(FILE *o, const eval_row *rows, int n, const eval_agg *a,
+                        double min_gain) {
+  fprintf(o, "%-28s %-14s %-14s %8s %8s %8s %9s %7s %9s %5s  %s\n", "module",
+          "family", "status", "vs_base", "vs_ref", "vs_fixed", "compile+", "size",
+          "decide_ms", "steps", "vs_ref 95% interval");
   for (int i = 0; i < n; i++) {
     const eval_row *r = &rows[i];
-    char b[3][32], c[32], sz[32];
-    x_or_na(b[0], 32, r->vs_baseline);
-    x_or_na(b[1], 32, r->vs_reference);
-    x_or_na(b[2], 32, r->vs_fixed);
+    char b[3][32], c[32], sz[32], ci[48] = "";
+    x_or_na(b[0], 32, r->vs_baseline, &r->ci_baseline);
+    x_or_na(b[1], 32, r->vs_reference, &r->ci_reference);
+    x_or_na(b[2], 32, r->vs_fixed, &r->ci_fixed);
+    if (r->vs_reference > 0 && r->ci_reference.lo > 0)
+      snprintf(ci, sizeof ci, "[%.3f, %.3f]", r->ci_reference.lo,
+               r->ci_reference.hi);
     if (r->compile_ratio > 0)
       snprintf(c, sizeof c, "%+.1f%%", 100 * (r->compile_ratio - 1));
     else
       snprintf(c, sizeof c, "n/a");
-    x_or_na(sz, sizeof sz, r->size_ratio);
-    fprintf(o, "%-28.28s %-14.14s %-14.14s %8s %8s %8s %9s %7s %9.2f %5d\n",
+    if (r->size_ratio > 0)
+      snprintf(sz, sizeof sz, "%.3f", r->size_ratio);
+    else
+      snprintf(sz, sizeof sz, "n/a");
+    fprintf(o, "%-28.28s %-14.14s %-14.14s %8s %8s %8s %9s %7s %9.2f %5d  %s\n",
             r->in->file, r->in->family ? r->in->family : "(unknown)", r->status,
-            b[0], b[1], b[2], c, sz, r->decision_ms, r->n_decisions);
+            b[0], b[1], b[2], c, sz, r->decision_ms, r->n_decisions, ci);
   }
+  fprintf(o, "speedups: Hodges-Lehmann over the interleaved pairs; + faster, - "
+             "slower: the whole 95%% interval clears a %g%% gain; ~ within noise\n",
+          100 * min_gain);
   fprintf(o, "\nchosen pipelines (then the finisher):\n");
   for (int i = 0; i < n; i++) {
     const char *p = rows[i].policy_pipeline;
@@ -164,12 +188,21 @@ static void print_table(FILE *o, const eval_row *rows, int n, const eval_agg *a)
             p && !eval_pipeline_empty(p) ? p : "(none: the reference)");
   }
   char g[3][32];
-  x_or_na(g[0], 32, a->geo_baseline);
-  x_or_na(g[1], 32, a->geo_reference);
-  x_or_na(g[2], 32, a->geo_fixed);
+  const double geo[3] = {a->geo_baseline, a->geo_reference, a->geo_fixed};
+  for (int k = 0; k < 3; k++)
+    if (geo[k] > 0)
+      snprintf(g[k], sizeof g[k], "%.3f", geo[k]);
+    else
+      snprintf(g[k], sizeof g[k], "n/a");
   fprintf(o, "\ngeomean speedup: vs family baseline %s (%d), vs reference %s (%d), "
              "vs best fixed %s (%d)\n",
           g[0], a->n_baseline, g[1], a->n_reference, g[2], a->n_fixed);
+  fprintf(o, "verdicts (faster / within noise / slower): vs family baseline "
+             "%d / %d / %d, vs reference %d / %d / %d, vs best fixed %d / %d / %d\n",
+          a->verdicts_baseline[0], a->verdicts_baseline[1], a->verdicts_baseline[2],
+          a->verdicts_reference[0], a->verdicts_reference[1],
+          a->verdicts_reference[2], a->verdicts_fixed[0], a->verdicts_fixed[1],
+          a->verdicts_fixed[2]);
   fprintf(o, "compile-time increase: p95 %+.1f%%, median %+.1f%% (%d); code-size "
              "ratio geomean %.3f (%d)\n",
           100 * a->p95_compile_increase, 100 * a->median_compile_increase,
@@ -282,8 +315,14 @@ int cmd_eval(int argc, char **argv) {
       eval_format_ratio(vb, sizeof vb, r->vs_baseline);
       eval_format_ratio(vr, sizeof vr, r->vs_reference);
       eval_format_ratio(vf, sizeof vf, r->vs_fixed);
-      fprintf(stderr, "[%d/%d] %s %s vs_base %s vs_ref %s vs_fixed %s\n", i + 1,
-              in.n, e->file, r->status, vb, vr, vf);
+      fprintf(stderr, "[%d/%d] %s %s vs_base %s vs_ref %s [%.3f, %.3f] %s "
+              "vs_fixed %s\n", i + 1, in.n, e->file, r->status, vb, vr,
+              r->ci_reference.lo, r->ci_reference.hi,
+              r->vs_reference <= 0          ? "n/a"
+              : r->ci_reference.verdict > 0 ? "faster"
+              : r->ci_reference.verdict < 0 ? "slower"
+                                            : "within noise",
+              vf);
     }
   }
   eval_agg agg;
@@ -301,7 +340,7 @@ int cmd_eval(int argc, char **argv) {
       puts(text);
     free(text);
   } else {
-    print_table(stdout, rows, in.n, &agg);
+    print_table(stdout, rows, in.n, &agg, a.set.min_gain);
   }
   if (a.out) {
     if (eval_write_reports(s, a.out, rows, in.n, &agg, &meta) != MQSS_OK)

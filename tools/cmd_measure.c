@@ -16,11 +16,13 @@
 typedef struct {
   const char *file, *vs, *libs;
   bool json;
+  double min_gain; // --vs: relative gain the interval must clear
   mqss_measure_options o;
 } measure_args;
 
 static bool parse_args(int argc, char **argv, measure_args *a) {
   mqss_measure_options_init(&a->o);
+  a->min_gain = MQSS_MIN_GAIN_DEFAULT;
   for (int i = 1; i < argc; i++) {
     const char *f = argv[i];
     bool has_value = i + 1 < argc;
@@ -56,6 +58,14 @@ static bool parse_args(int argc, char **argv, measure_args *a) {
         return false;
       }
       *(f[2] == 'r' ? &a->o.rtol : &a->o.atol) = t;
+    } else if (!strcmp(f, "--min-gain")) {
+      NEED_VALUE
+      char *end;
+      a->min_gain = strtod(v, &end);
+      if (*end || !(a->min_gain >= 0 && a->min_gain < 1)) {
+        cli_error("measure: --min-gain expects a number in [0, 1), got '%s'", v);
+        return false;
+      }
     } else if (!strcmp(f, "--json")) {
       a->json = true;
     } else if (!strcmp(f, "--no-cache")) {
@@ -202,18 +212,39 @@ int cmd_measure(int argc, char **argv) {
       cJSON_AddItemToObject(j, "a", result_json(&v.a));
       cJSON_AddItemToObject(j, "b", result_json(&v.b));
       cJSON_AddNumberToObject(j, "pairs", v.pairs);
+      cJSON_AddNumberToObject(j, "batch", v.batch);
+      cJSON_AddNumberToObject(j, "discarded", v.discarded);
       cJSON *ratio = cJSON_AddObjectToObject(j, "ratio_b_over_a");
       cJSON_AddNumberToObject(ratio, "median", v.ratio_median);
       cJSON_AddNumberToObject(ratio, "min", v.ratio_min);
       cJSON_AddNumberToObject(ratio, "max", v.ratio_max);
       cJSON_AddNumberToObject(ratio, "mad", v.ratio_mad);
+      cJSON_AddNumberToObject(ratio, "hl", v.ratio_hl);
+      cJSON_AddNumberToObject(ratio, "lo", v.ratio_lo);
+      cJSON_AddNumberToObject(ratio, "hi", v.ratio_hi);
+      cJSON_AddNumberToObject(ratio, "conf", v.ratio_conf);
+      cJSON_AddNumberToObject(j, "min_gain", a.min_gain);
+      cJSON_AddStringToObject(j, "verdict", ok ? mqss_ratio_verdict_name(
+          mqss_ratio_verdict(v.ratio_lo, v.ratio_hi, a.min_gain)) : "failed");
     } else {
       print_text("A ", &v.a);
       print_text("B ", &v.b);
       if (ok)
         printf("ratio B/A: median %.4f min %.4f max %.4f mad %.4f (%d pairs; "
-               "> 1 means A is faster)\n", v.ratio_median, v.ratio_min,
-               v.ratio_max, v.ratio_mad, v.pairs);
+               "> 1 means A is faster; %d call%s per sample, %d preempted "
+               "pairs measured again)\n", v.ratio_median, v.ratio_min,
+               v.ratio_max, v.ratio_mad, v.pairs, v.batch,
+               v.batch == 1 ? "" : "s", v.discarded);
+      if (ok && v.ratio_lo <= 0)
+        printf("ratio B/A: %.4f (Hodges-Lehmann); no 95%% interval with "
+               "under 6 pairs; verdict: within noise\n", v.ratio_hl);
+      else if (ok)
+        printf("ratio B/A: %.4f [%.4f, %.4f] (Hodges-Lehmann, %.1f%% "
+               "interval); verdict: %s (min gain %g%%)\n", v.ratio_hl,
+               v.ratio_lo, v.ratio_hi, 100 * v.ratio_conf,
+               mqss_ratio_verdict_name(
+                   mqss_ratio_verdict(v.ratio_lo, v.ratio_hi, a.min_gain)),
+               100 * a.min_gain);
     }
     rc = ok ? 0 : 1;
   } else {

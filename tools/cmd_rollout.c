@@ -111,6 +111,13 @@ static void print_text(const mqss_catalog *cat, const collected *c,
       for (int k = 0; k < MQSS_REWARD_TERMS; k++)
         printf(" %s %+.4f", term_names[k], in->terms.term[k]);
       printf("  total %+.4f\n", in->terms.total);
+      if (in->terms.runtime_lo > 0)
+        printf("  runtime ratio %.3f [%.3f, %.3f] (base/run, approx. 95%%)\n",
+               in->terms.runtime_ratio, in->terms.runtime_lo,
+               in->terms.runtime_hi);
+      else if (in->terms.runtime_ratio > 0)
+        printf("  runtime ratio %.3f (no interval: under 3 runs a side)\n",
+               in->terms.runtime_ratio);
     }
     printf("  status %s", episode_status(t));
     if (t->signal)
@@ -164,6 +171,9 @@ static cJSON *final_json(const mqss_env_info *in) {
   for (int k = 0; k < MQSS_REWARD_TERMS; k++)
     cJSON_AddNumberToObject(t, term_names[k], in->terms.term[k]);
   cJSON_AddNumberToObject(f, "total", in->terms.total);
+  cJSON_AddNumberToObject(f, "runtime_ratio", in->terms.runtime_ratio);
+  cJSON_AddNumberToObject(f, "runtime_lo", in->terms.runtime_lo);
+  cJSON_AddNumberToObject(f, "runtime_hi", in->terms.runtime_hi);
   cJSON_AddNumberToObject(f, "reward_raw", in->reward_raw);
   cJSON_AddNumberToObject(f, "reward_ema", in->reward_ema);
   cJSON_AddBoolToObject(f, "perf_available", in->perf_available);

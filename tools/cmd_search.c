@@ -29,6 +29,7 @@ static bool parse_args(int argc, char **argv, search_args *a) {
     INT_FLAG("--budget", 1, 1000000, budget)
     INT_FLAG("--max-len", 1, 1000, max_len)
     INT_FLAG("--confirm", 0, 1000000, confirm_pairs)
+    INT_FLAG("--confirm-top", 0, MQSS_SEARCH_CONFIRM_MAX, confirm_top)
     INT_FLAG("--warmup", 0, 1000000, measure.warmup)
     INT_FLAG("--repeat", 1, 1000000, measure.repeat)
     INT_FLAG("--timeout", 1, 86400000, measure.timeout_ms)
@@ -107,6 +108,13 @@ static cJSON *eval_json(const mqss_search_eval *e) {
   return j;
 }
 
+// "confirmed", "within noise", "slower" or the failing status.
+static const char *verdict_word(const mqss_search_confirmation *c) {
+  if (c->status != MQSS_MEASURE_OK)
+    return mqss_measure_status_name(c->status);
+  return c->verdict > 0 ? "confirmed" : c->verdict < 0 ? "slower" : "within noise";
+}
+
 static cJSON *result_json(const mqss_search_result *r, const char *file,
                           const mqss_search_options *o) {
   cJSON *j = cJSON_CreateObject();
@@ -121,6 +129,10 @@ static cJSON *result_json(const mqss_search_result *r, const char *file,
   cJSON_AddNumberToObject(j, "speedup", r->speedup);
   cJSON_AddBoolToObject(j, "confirmed", r->confirmed);
   cJSON_AddNumberToObject(j, "confirmed_speedup", r->confirmed_speedup);
+  cJSON_AddNumberToObject(j, "min_gain", o->min_gain);
+  cJSON_AddStringToObject(j, "winner_pipeline",
+                          r->winner_pipeline ? r->winner_pipeline : "");
+  cJSON_AddNumberToObject(j, "winner_index", r->winner_index);
   if (r->confirmed) {
     cJSON *c = cJSON_AddObjectToObject(j, "confirm");
     cJSON_AddNumberToObject(c, "pairs", r->confirm.pairs);
@@ -130,6 +142,23 @@ static cJSON *result_json(const mqss_search_result *r, const char *file,
                             mqss_measure_status_name(r->confirm.b.status));
     cJSON_AddNumberToObject(c, "ratio_median", r->confirm.ratio_median);
     cJSON_AddNumberToObject(c, "ratio_mad", r->confirm.ratio_mad);
+    cJSON_AddNumberToObject(c, "ratio_hl", r->confirm.ratio_hl);
+    cJSON_AddNumberToObject(c, "ratio_lo", r->confirm.ratio_lo);
+    cJSON_AddNumberToObject(c, "ratio_hi", r->confirm.ratio_hi);
+    cJSON_AddNumberToObject(c, "ratio_conf", r->confirm.ratio_conf);
+  }
+  cJSON *cs = cJSON_AddArrayToObject(j, "confirmations");
+  for (int i = 0; i < r->n_confirmations; i++) {
+    const mqss_search_confirmation *c = &r->confirmations[i];
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddNumberToObject(e, "index", c->index);
+    cJSON_AddStringToObject(e, "status", mqss_measure_status_name(c->status));
+    cJSON_AddNumberToObject(e, "speedup", c->speedup);
+    cJSON_AddNumberToObject(e, "lo", c->lo);
+    cJSON_AddNumberToObject(e, "hi", c->hi);
+    cJSON_AddNumberToObject(e, "conf", c->conf);
+    cJSON_AddStringToObject(e, "verdict", verdict_word(c));
+    cJSON_AddItemToArray(cs, e);
   }
   cJSON_AddNumberToObject(j, "evaluations", r->evaluations);
   cJSON_AddNumberToObject(j, "cache_hits", r->cache_hits);
@@ -148,21 +177,47 @@ static cJSON *result_json(const mqss_search_result *r, const char *file,
   return j;
 }
 
-static void print_text(const mqss_search_result *r, bool trace) {
+static void print_text(const mqss_search_result *r,
+                       const mqss_search_options *o, bool trace) {
   printf("method: %s\n", mqss_search_method_name(r->method));
-  printf("best: %s\n", r->best_pipeline[0] ? r->best_pipeline
-                                           : "(empty pipeline: the reference)");
+  printf("search best: %s\n", r->best_pipeline[0]
+                                  ? r->best_pipeline
+                                  : "(empty pipeline: the reference)");
   printf("best_index: %d\n", r->best_index);
-  printf("run_ms: reference %.4f best %.4f (search speedup %.3fx)\n",
+  printf("run_ms: reference %.4f best %.4f (search speedup %.3fx, one "
+         "measurement each: not a claim)\n",
          r->reference_run_ms, r->best_run_ms, r->speedup);
-  if (r->confirmed)
-    printf("confirmed_speedup: %.3fx (median of %d interleaved pairs, mad "
-           "%.3f; best %s, reference %s)\n",
-           r->confirmed_speedup, r->confirm.pairs, r->confirm.ratio_mad,
-           mqss_measure_status_name(r->confirm.a.status),
-           mqss_measure_status_name(r->confirm.b.status));
+  if (r->n_confirmations)
+    printf("re-measured (%d interleaved pairs each vs the reference, "
+           "Hodges-Lehmann speedup and interval, min gain %g%%):\n",
+           r->confirm.pairs, 100 * o->min_gain);
+  for (int i = 0; i < r->n_confirmations; i++) {
+    const mqss_search_confirmation *c = &r->confirmations[i];
+    char ci[64] = "[no interval: < 6 pairs]";
+    if (c->lo > 0)
+      snprintf(ci, sizeof ci, "[%.3f, %.3f]", c->lo, c->hi);
+    printf("  #%-4d %.3fx %s %-12s %s\n", c->index, c->speedup, ci,
+           verdict_word(c), r->trace[c->index].pipeline);
+  }
+  if (r->winner_index > 0)
+    printf("winner: %s\nconfirmed_speedup: %.3fx [%.3f, %.3f] (%.1f%% "
+           "interval, %d pairs)\n", r->winner_pipeline, r->confirmed_speedup,
+           r->confirmed_lo, r->confirmed_hi, 100 * r->confirm.ratio_conf,
+           r->confirm.pairs);
+  else if (r->confirmed && r->confirmed_speedup > 0)
+    printf("winner: none: no confirmed speedup (fastest re-measured: %.3fx "
+           "[%.3f, %.3f]); the reference stands\nconfirmed_speedup: 1.000x\n",
+           r->confirm.ratio_hl, r->confirmed_lo, r->confirmed_hi);
+  else if (r->confirmed)
+    printf("winner: none: every re-measurement failed (%s)\n"
+           "confirmed_speedup: 0 (failed)\n",
+           r->n_confirmations ? verdict_word(&r->confirmations[0]) : "?");
+  else if (r->confirmed_speedup == 1.0)
+    printf("winner: none: no candidate beat the reference by the min gain\n"
+           "confirmed_speedup: 1.000x\n");
   else
-    printf("confirmed_speedup: %.3fx (not confirmed)\n", r->confirmed_speedup);
+    printf("winner: not confirmed (--confirm 0 or --confirm-top 0)\n"
+           "confirmed_speedup: 0 (skipped)\n");
   printf("evaluations: %d (cache hits %d)\n", r->evaluations, r->cache_hits);
   printf("failures: %d", r->failures);
   for (int s = 1; s < MQSS_SEARCH_STATUS_SLOTS; s++)
@@ -209,7 +264,7 @@ int cmd_search(int argc, char **argv) {
     free(text);
     cJSON_Delete(j);
   } else {
-    print_text(&r, a.trace);
+    print_text(&r, &a.o, a.trace);
   }
 done:
   mqss_search_result_free(&r);

@@ -238,6 +238,12 @@ typedef struct {
                           ///< (benchmarks and debugging only; a crash kills you)
   int compile_only;       ///< nonzero: compile (and size) only: no reference,
                           ///< no runs; status OK means it compiled (default 0)
+  /// Module whose finisher-only outputs are the reference, when the measured
+  /// module was already transformed (a targeted episode's IR: the check must
+  /// compare with the original, not with itself). Its entry must have the
+  /// same signature (else UNSUPPORTED). NULL = the measured module (default).
+  /// Borrowed for the call.
+  const mqss_module *reference_module;
 } mqss_measure_options;
 
 /// Fills `opts` with the defaults documented on each field.
@@ -282,12 +288,48 @@ typedef struct {
   int pairs;                ///< interleaved timed pairs
   /// Per pair ratio time(B) / time(A): above 1 means A is faster than B.
   double ratio_median, ratio_min, ratio_max, ratio_mad;
+  /// Hodges-Lehmann estimate of time(B) / time(A): exp of the median of the
+  /// Walsh averages of the per-pair log ratios (docs/MEASURE.md). 0 unless
+  /// both sides are OK.
+  double ratio_hl;
+  /// Distribution-free 95% confidence interval of that ratio (the Wilcoxon
+  /// signed-rank interval over the pairs' log ratios). 0 when there is none:
+  /// a side failed, or fewer than 6 pairs (no such interval reaches 95%).
+  double ratio_lo, ratio_hi;
+  /// The interval's exact coverage (>= 0.95; 10 pairs: 0.9512), 0 when none.
+  double ratio_conf;
+  /// Calls per timed sample: a sample is `batch` back-to-back calls of one
+  /// side (enough for ~1 ms), and run_ms_* / ratios are per call.
+  int batch;
+  /// Pairs measured again because the child was preempted during them
+  /// (involuntary context switches; pairs under 20 ms only), at most
+  /// 3 * pairs.
+  int discarded;
 } mqss_measure_vs_result;
+
+/// Default of the minimum relative gain that counts as faster (2%).
+#define MQSS_MIN_GAIN_DEFAULT 0.02
+
+/// Verdict on a ratio interval [lo, hi] of time(B) / time(A) (for example
+/// mqss_measure_vs_result.ratio_lo/ratio_hi): +1 when A is faster, that is
+/// the whole interval lies above 1 + min_gain; -1 when B is faster (the
+/// whole interval lies below 1 / (1 + min_gain)); 0 when the result is within
+/// noise (or lo/hi are not positive: no interval).
+int mqss_ratio_verdict(double lo, double hi, double min_gain);
+
+/// Returns "A faster", "B faster" or "within noise" for a verdict of
+/// mqss_ratio_verdict(). Static storage.
+const char *mqss_ratio_verdict_name(int verdict);
 
 /// Measures pipeline A (opts->pipeline) against `pipeline_b` on `module` in
 /// one sandbox child: both are compiled, checked against the reference, then
-/// run interleaved A B A B ... (warmup, then repeat pairs). Never cached.
-/// Returns like mqss_measure(); the ratios are set only when both sides are OK.
+/// run in interleaved pairs (warmup, then repeat pairs; the order within a
+/// pair alternates A B, B A, ...). Never cached. Returns like mqss_measure();
+/// the ratios are set only when both sides are OK. Each side has its own
+/// status, message and text_bytes: when the child dies, the side it was
+/// working on gets the death (crashed, timeout, ...); a side it had already
+/// checked keeps that result (runs 0, message saying why it was not timed);
+/// a side it had not reached yet is measured alone with mqss_measure().
 mqss_status mqss_measure_vs(mqss_module *module, const mqss_measure_options *opts,
                             const char *pipeline_b, mqss_measure_vs_result *out);
 
@@ -714,6 +756,13 @@ typedef struct {
   double term[MQSS_REWARD_TERMS]; ///< unweighted, after clipping
   int perf_used;          ///< nonzero when the perf term was computed
   double total;           ///< sum of weight * term
+  /// The runtime term's ratio baseline run_time / measured median (before
+  /// log and clip), 0 when unknown; and, from an episode whose baseline the
+  /// env measured itself, its approximate 95% interval from the two
+  /// medians' spreads (docs/ENV.md); 0 when the baseline was given (spread
+  /// unknown) or a side has fewer than 3 runs. Unpaired: wider than
+  /// mqss_measure_vs's.
+  double runtime_ratio, runtime_lo, runtime_hi;
 } mqss_env_reward_terms;
 
 /// Details of one step. Plain data, safe to copy.
@@ -1060,7 +1109,10 @@ mqss_status mqss_policy_explain(const mqss_policy *policy,
 ///    so far, parameters uniform in [-1, 1]; STOP ends a sequence early.
 ///  - GREEDY: from the empty sequence, try every allowed action (parametric
 ///    ones at u in {-1, 0, 1} per parameter) appended to the current
-///    sequence; keep the best if it beats the current one by min_gain.
+///    sequence; the next step extends the step's fastest correct candidate
+///    (even when it is no faster: enabling passes pay off later) until the
+///    budget or max_len runs out or a step has no correct candidate. The
+///    best is the fastest candidate that beats the previous best by min_gain.
 typedef enum { MQSS_SEARCH_RANDOM = 0, MQSS_SEARCH_GREEDY = 1 } mqss_search_method;
 
 /// Returns "random" or "greedy" ("unknown" otherwise). Static storage.
@@ -1097,6 +1149,8 @@ typedef struct {
   mqss_measure_options measure; ///< settings of every measurement; .pipeline is ignored
   mqss_search_progress_fn progress; ///< NULL = none
   void *progress_user;          ///< passed to progress
+  int confirm_top;              ///< candidates re-measured by the confirmation, the
+                                ///< fastest first (default 3, 0..MQSS_SEARCH_CONFIRM_MAX)
 } mqss_search_options;
 
 /// Fills `opts` with the defaults documented on each field (measure: the
@@ -1105,6 +1159,20 @@ void mqss_search_options_init(mqss_search_options *opts);
 
 /// Number of slots of mqss_search_result.failures_by_status.
 #define MQSS_SEARCH_STATUS_SLOTS 16
+
+/// Most candidates the confirmation re-measures (mqss_search_options.confirm_top).
+#define MQSS_SEARCH_CONFIRM_MAX 8
+
+/// One candidate re-measured by the confirmation: mqss_measure_vs(A = the
+/// candidate, B = the empty pipeline) with confirm_pairs interleaved pairs.
+typedef struct {
+  int index;                  ///< its evaluation index in the trace
+  mqss_measure_status status; ///< OK when both sides were; else the failing side's
+  double speedup;             ///< Hodges-Lehmann time(reference) / time(candidate)
+  double lo, hi;              ///< its interval (coverage `conf`)
+  double conf;                ///< the interval's coverage (0.95 with >= 6 pairs)
+  int verdict;                ///< mqss_ratio_verdict(lo, hi, min_gain): +1 = confirmed
+} mqss_search_confirmation;
 
 /// What mqss_search() found. Free the owned memory with
 /// mqss_search_result_free().
@@ -1115,13 +1183,20 @@ typedef struct {
   double reference_run_ms; ///< run time of evaluation 0 (the plain finisher)
   double best_run_ms;      ///< run time of the best during the search
   double speedup;          ///< reference_run_ms / best_run_ms (search measurements)
-  /// Confirmation: mqss_measure_vs(A = best, B = "") with confirm_pairs
-  /// interleaved pairs. confirmed_speedup = its ratio_median (time of the
-  /// reference over time of the best); 1 when the best is the empty pipeline
-  /// (nothing to confirm), 0 when the confirmation was skipped or not OK.
+  /// Confirmation (docs/SEARCH.md): the confirm_top fastest correct
+  /// candidates that beat the reference by min_gain in the search are each
+  /// re-measured with mqss_measure_vs(A = candidate, B = "") and
+  /// confirm_pairs interleaved pairs. The winner is the candidate with the
+  /// largest Hodges-Lehmann speedup among those whose whole interval clears
+  /// 1 + min_gain. confirmed_speedup is the winner's speedup; 1 when no
+  /// candidate is confirmed ("no confirmed speedup": the reference stands)
+  /// or there was nothing to confirm; 0 when the confirmation was skipped
+  /// (confirm_pairs 0) or every paired measurement failed.
   int confirmed;           ///< nonzero when mqss_measure_vs ran
   double confirmed_speedup;
-  mqss_measure_vs_result confirm; ///< the full paired result (when confirmed)
+  /// The winner's paired result; with no winner, the fastest candidate's
+  /// (its numbers say why it was not confirmed).
+  mqss_measure_vs_result confirm;
   int evaluations;         ///< candidates measured (== n_trace), cache hits included
   int cache_hits;          ///< of those, answered by the cache
   int failures;            ///< candidates whose status was not OK
@@ -1131,6 +1206,13 @@ typedef struct {
   double wall_ms;          ///< search_ms + confirm_ms + overhead: the whole call
   int n_trace;
   mqss_search_eval *trace; ///< (n_trace) every evaluation in order (owned)
+  /// The confirmed winner's evaluation index and pipeline; 0 and "" when no
+  /// speedup was confirmed (owned; NULL only when the search failed).
+  int winner_index;
+  char *winner_pipeline;
+  double confirmed_lo, confirmed_hi; ///< interval of `confirm` (time(ref) / time(A))
+  int n_confirmations;     ///< candidates re-measured
+  mqss_search_confirmation confirmations[MQSS_SEARCH_CONFIRM_MAX]; ///< (n_confirmations), fastest first
 } mqss_search_result;
 
 /// Searches pass pipelines for `module` with opts->method, measuring each
@@ -1138,8 +1220,9 @@ typedef struct {
 /// builtin.module(...)) on the unmodified `module` with mqss_measure()
 /// (reference check as set in opts->measure). Evaluation 0 is always the
 /// empty pipeline; it gives reference_run_ms. Failed candidates are counted
-/// per status and never become best. Finally confirms the best with
-/// mqss_measure_vs(). The candidates tried depend only on the seed, the
+/// per status and never become best. Finally re-measures the fastest
+/// candidates with mqss_measure_vs() and names a winner only when its
+/// speedup interval clears 1 + min_gain (see mqss_search_result). The candidates tried depend only on the seed, the
 /// catalog, the module and (greedy only) which candidates measured faster.
 /// `module` is not modified. Returns MQSS_OK with `out` filled (free it with
 /// mqss_search_result_free() in every case); MQSS_ERR_INVALID_ARG for bad

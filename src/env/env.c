@@ -118,10 +118,13 @@ const mqss_env_baseline *mqss_env_get_baseline(const mqss_env *e) {
 // measurement
 
 // mqss_measure, counting cycles of the sandbox when the perf term is on.
+// `reference` (NULL: `m` itself) gives the reference outputs.
 static mqss_status measure(mqss_env *e, mqss_module *m, const char *pipeline,
+                           const mqss_module *reference,
                            mqss_measure_result *r, double *cycles) {
   mqss_measure_options o = e->opts.measure;
   o.pipeline = pipeline;
+  o.reference_module = reference;
   *cycles = -1;
   int fd = -1;
   if (e->perf_fd_ok && e->opts.weights[MQSS_REWARD_PERF] != 0)
@@ -142,6 +145,7 @@ static mqss_status measure(mqss_env *e, mqss_module *m, const char *pipeline,
 
 static mqss_status get_baseline(mqss_env *e, const mqss_env_baseline *given) {
   e->base_cycles = -1;
+  memset(&e->base_spread, 0, sizeof e->base_spread);
   if (given) {
     e->baseline = *given;
     e->has_baseline = 1;
@@ -152,12 +156,13 @@ static mqss_status get_baseline(mqss_env *e, const mqss_env_baseline *given) {
     if (e->bases[i].hash == h) {
       e->baseline = e->bases[i].b;
       e->base_cycles = e->bases[i].cycles;
+      e->base_spread = e->bases[i].spread;
       e->has_baseline = 1;
       return MQSS_OK;
     }
   mqss_measure_result r;
   double cycles;
-  mqss_status st = measure(e, e->original, "", &r, &cycles);
+  mqss_status st = measure(e, e->original, "", NULL, &r, &cycles);
   if (st != MQSS_OK)
     return st;
   if (r.status != MQSS_MEASURE_OK)
@@ -167,7 +172,7 @@ static mqss_status get_baseline(mqss_env *e, const mqss_env_baseline *given) {
                 e->original->name, mqss_measure_status_name(r.status),
                 r.message);
   env_baseline_entry en = {h, {r.compile_ms, r.run_ms_median, r.text_bytes},
-                           cycles};
+                           cycles, r};
   if (e->n_bases == e->cap_bases) {
     int cap = e->cap_bases ? 2 * e->cap_bases : 8;
     env_baseline_entry *b = realloc(e->bases, (size_t)cap * sizeof *b);
@@ -179,6 +184,7 @@ static mqss_status get_baseline(mqss_env *e, const mqss_env_baseline *given) {
   e->bases[e->n_bases++] = en;
   e->baseline = en.b;
   e->base_cycles = cycles;
+  e->base_spread = r;
   e->has_baseline = 1;
   return MQSS_OK;
 }
@@ -257,15 +263,16 @@ static mqss_status finish_episode(mqss_env *e, mqss_env_info *info) {
   double cycles;
   mqss_status st;
   if (e->targeted) {
-    // Pipeline text cannot name a function: measure the transformed IR and
-    // count the in-process pass time as compile time.
-    st = measure(e, e->current, "", r, &cycles);
+    // Pipeline text cannot name a function: measure the transformed IR, its
+    // outputs checked against the original module's reference (never
+    // against itself), and count the in-process pass time as compile time.
+    st = measure(e, e->current, "", e->original, r, &cycles);
     r->compile_ms += e->apply_ms;
     r->pipeline_ms += e->apply_ms;
     snprintf(info->episode_pipeline, sizeof info->episode_pipeline,
              "(applied in process, targeted) %s", text.data);
   } else {
-    st = measure(e, e->original, text.data, r, &cycles);
+    st = measure(e, e->original, text.data, NULL, r, &cycles);
     snprintf(info->episode_pipeline, sizeof info->episode_pipeline, "%s",
              text.data);
   }
@@ -274,6 +281,7 @@ static mqss_status finish_episode(mqss_env *e, mqss_env_info *info) {
     return st;
   mqss_env_reward(&e->opts, &e->baseline, r, cycles, e->base_cycles,
                   &info->terms);
+  env_runtime_interval(&e->base_spread, r, &info->terms);
   return MQSS_OK;
 }
 

@@ -11,6 +11,7 @@ typedef struct {
   uint64_t hash;
   mqss_env_baseline b;
   double cycles; // perf cycles of the baseline measurement, or -1
+  mqss_measure_result spread; // its runs, median and MAD (runs 0: given)
 } env_baseline_entry;
 
 struct mqss_env {
@@ -26,6 +27,8 @@ struct mqss_env {
   uint64_t current_hash;     // module_fingerprint(current)
   mqss_env_baseline baseline;
   double base_cycles;        // -1 when unknown
+  mqss_measure_result base_spread; // the baseline's runs/median/MAD (runs 0:
+                                   // given, spread unknown)
   int has_baseline;
   int step;                  // decisions taken
   int done;
@@ -48,6 +51,12 @@ struct mqss_env {
   int notice_pending;        // report notice in the next info
 };
 
+// Sets out->runtime_lo/hi (reward.c): the approximate 95% interval of
+// out->runtime_ratio from the spreads of the baseline measurement `base` and
+// of `r`; 0 when either has fewer than 3 runs.
+void env_runtime_interval(const mqss_measure_result *base,
+                          const mqss_measure_result *r,
+                          mqss_env_reward_terms *out);
 // EMA update: returns the smoothed value (x itself when alpha <= 0).
 double env_ema_update(double *ema, double alpha, double x);
 // Opens a disabled cycle counter that also counts children; -1 when

@@ -57,6 +57,24 @@ static double gain(double base, double got, double lo, double hi) {
   return clip(log(base / got), lo, hi);
 }
 
+// Approximate 95% interval of base / got from the two medians' spreads:
+// each median +- 1.57 IQR / sqrt(n) (McGill's notches), IQR ~ 2 MAD,
+// relative half-widths combined in quadrature on the log scale. A side with
+// fewer than 3 runs has no usable spread: no interval (0).
+void env_runtime_interval(const mqss_measure_result *base,
+                          const mqss_measure_result *r,
+                          mqss_env_reward_terms *out) {
+  out->runtime_lo = out->runtime_hi = 0;
+  if (!(out->runtime_ratio > 0) || base->runs < 3 || r->runs < 3 ||
+      !(base->run_ms_median > 0))
+    return;
+  double hb = 3.14 * base->run_ms_mad / sqrt(base->runs) / base->run_ms_median;
+  double hr = 3.14 * r->run_ms_mad / sqrt(r->runs) / r->run_ms_median;
+  double h = sqrt(hb * hb + hr * hr);
+  out->runtime_lo = out->runtime_ratio * exp(-h);
+  out->runtime_hi = out->runtime_ratio * exp(h);
+}
+
 void mqss_env_reward(const mqss_env_options *o, const mqss_env_baseline *b,
                      const mqss_measure_result *r, double cycles,
                      double base_cycles, mqss_env_reward_terms *out) {
@@ -69,6 +87,8 @@ void mqss_env_reward(const mqss_env_options *o, const mqss_env_baseline *b,
     double lo = o->clip_min, hi = o->clip_max;
     out->term[MQSS_REWARD_COMPILE] = gain(b->comp_time, r->compile_ms, lo, hi);
     out->term[MQSS_REWARD_RUNTIME] = gain(b->run_time, r->run_ms_median, lo, hi);
+    if (b->run_time > 0 && r->run_ms_median > 0)
+      out->runtime_ratio = b->run_time / r->run_ms_median;
     out->term[MQSS_REWARD_SIZE] =
         gain((double)b->size, (double)r->text_bytes, lo, hi);
     if (cycles > 0 && base_cycles > 0) {

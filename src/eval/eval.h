@@ -71,6 +71,7 @@ typedef struct {
   mqss_measure_options measure; // warmup = warm-up pairs, repeat = timed pairs
   int rounds;                   // mqss_measure_vs calls per comparison (>= 1)
   mqss_select_options select;
+  double min_gain;              // a speedup counts when its interval clears 1 + this
 } eval_settings;
 
 // Where the "baseline" side of a row's compile and size ratios came from.
@@ -79,6 +80,17 @@ typedef enum {
   EVAL_BASE_REFERENCE,  // the plain finisher (family unknown)
   EVAL_BASE_FALLBACK    // the family pipeline failed: the reference instead
 } eval_base_kind;
+
+// The interval of one speedup of a row (t_other / t_policy): over one
+// round the Hodges-Lehmann interval of the interleaved pairs, over several
+// [min lo, max hi] of the rounds (conservative); and the verdict
+// mqss_ratio_verdict(lo, hi, min_gain): +1 the policy is faster, -1 slower,
+// 0 within noise. All 0 when not available; [1, 1] (verdict 0) when the
+// pipelines are the same.
+typedef struct {
+  double lo, hi;
+  int verdict;
+} eval_interval;
 
 // One row of the report. Ratios are 0 when not available.
 typedef struct {
@@ -92,7 +104,8 @@ typedef struct {
   double decision_ms;    // wall time of mqss_policy_select
   const char *baseline_pipeline; // NULL when the family is unknown (borrowed)
   eval_base_kind base;
-  double vs_baseline;    // t_baseline / t_policy, median of interleaved pairs
+  double vs_baseline;    // t_baseline / t_policy, Hodges-Lehmann estimate
+                         // over the interleaved pairs (median over rounds)
   double vs_reference;   // t_reference / t_policy
   double vs_fixed;       // t_fixed / t_policy
   double compile_ms_policy, compile_ms_base, compile_ratio;
@@ -105,6 +118,7 @@ typedef struct {
   double search_fraction; // vs_reference / search.speedup
   double policy_time_ms;  // decision_ms + compile_ms_policy
   double time_fraction;   // policy_time_ms / search.wall_ms
+  eval_interval ci_baseline, ci_reference, ci_fixed; // of vs_baseline, ...
 } eval_row;
 
 // Selects with `policy` on `m`, then compares the selection with
@@ -192,10 +206,13 @@ typedef struct {
   double time_fraction_median;
   int n_families;
   eval_family_agg families[EVAL_MAX_FAMILIES]; // (n_families) by first seen
+  // ok rows by verdict [0] faster, [1] within noise, [2] slower
+  int verdicts_baseline[3], verdicts_reference[3], verdicts_fixed[3];
 } eval_agg;
 
-// Aggregates rows (n). Only ok rows enter the speedup, compile, size and
-// search figures; decision latency covers every row that selected.
+// Aggregates rows (n). Only ok rows enter the speedup, compile, size,
+// verdict and search figures; decision latency covers every row that
+// selected. A verdict is counted where its speedup is available (x > 0).
 void eval_aggregate(const eval_row *rows, int n, eval_agg *out);
 
 // ----------------------------------------------------------------------------

@@ -130,7 +130,7 @@ mqss_status eval_fixed_choose(mqss_session *s, const mqss_catalog *catalog,
         if (st != MQSS_OK)
           break;
         if (vr.a.status == MQSS_MEASURE_OK && vr.b.status == MQSS_MEASURE_OK) {
-          r = vr.ratio_median;
+          r = vr.ratio_hl;
         } else {
           cand->failures++;
           stname = mqss_measure_status_name(vr.a.status);

@@ -33,6 +33,30 @@ static void add_fin(cJSON *o, const char *k, double v) {
     cJSON_AddNullToObject(o, k);
 }
 
+// "faster", "within_noise" or "slower" (the policy against the other side).
+static const char *verdict_name(int verdict) {
+  return verdict > 0 ? "faster" : verdict < 0 ? "slower" : "within_noise";
+}
+
+// The interval of speedup `x` as [lo, hi] and its verdict; null when `x` is
+// not available.
+static void add_interval(cJSON *o, const char *what, double x,
+                         const eval_interval *ci) {
+  char k[64];
+  snprintf(k, sizeof k, "interval_%s", what);
+  if (x > 0 && ci->lo > 0) {
+    double v[2] = {ci->lo, ci->hi};
+    cJSON_AddItemToObject(o, k, cJSON_CreateDoubleArray(v, 2));
+  } else {
+    cJSON_AddNullToObject(o, k);
+  }
+  snprintf(k, sizeof k, "verdict_%s", what);
+  if (x > 0)
+    cJSON_AddStringToObject(o, k, verdict_name(ci->verdict));
+  else
+    cJSON_AddNullToObject(o, k);
+}
+
 static const char *base_name(eval_base_kind k) {
   return k == EVAL_BASE_FAMILY ? "family_baseline"
          : k == EVAL_BASE_REFERENCE ? "reference"
@@ -63,6 +87,9 @@ static cJSON *row_json(const eval_row *r) {
   add_opt(j, "speedup_vs_baseline", r->vs_baseline);
   add_opt(j, "speedup_vs_reference", r->vs_reference);
   add_opt(j, "speedup_vs_fixed", r->vs_fixed);
+  add_interval(j, "vs_baseline", r->vs_baseline, &r->ci_baseline);
+  add_interval(j, "vs_reference", r->vs_reference, &r->ci_reference);
+  add_interval(j, "vs_fixed", r->vs_fixed, &r->ci_fixed);
   add_opt(j, "compile_ms_policy", r->compile_ms_policy);
   add_opt(j, "compile_ms_base", r->compile_ms_base);
   add_opt(j, "compile_ratio", r->compile_ratio);
@@ -107,6 +134,16 @@ static cJSON *agg_json(const eval_agg *a) {
   cJSON_AddNumberToObject(j, "n_vs_reference", a->n_reference);
   add_opt(j, "geomean_speedup_vs_fixed", a->geo_fixed);
   cJSON_AddNumberToObject(j, "n_vs_fixed", a->n_fixed);
+  const char *vk[3] = {"verdicts_vs_baseline", "verdicts_vs_reference",
+                       "verdicts_vs_fixed"};
+  const int *vc[3] = {a->verdicts_baseline, a->verdicts_reference,
+                      a->verdicts_fixed};
+  for (int i = 0; i < 3; i++) {
+    cJSON *v = cJSON_AddObjectToObject(j, vk[i]);
+    cJSON_AddNumberToObject(v, "faster", vc[i][0]);
+    cJSON_AddNumberToObject(v, "within_noise", vc[i][1]);
+    cJSON_AddNumberToObject(v, "slower", vc[i][2]);
+  }
   add_fin(j, "p95_compile_increase", a->p95_compile_increase);
   add_fin(j, "median_compile_increase", a->median_compile_increase);
   add_opt(j, "geomean_size_ratio", a->geo_size_ratio);
@@ -128,6 +165,7 @@ char *eval_json(const eval_row *rows, int n, const eval_agg *agg,
   cJSON_AddNumberToObject(set, "warmup", meta->settings->measure.warmup);
   cJSON_AddNumberToObject(set, "repeat", meta->settings->rounds);
   cJSON_AddNumberToObject(set, "seed", (double)meta->settings->measure.seed);
+  cJSON_AddNumberToObject(set, "min_gain", meta->settings->min_gain);
   cJSON *fx = cJSON_AddObjectToObject(root, "fixed");
   if (meta->fixed_pipeline)
     cJSON_AddStringToObject(fx, "pipeline", meta->fixed_pipeline);
@@ -332,6 +370,11 @@ static int summary(const eval_agg *a, kv *t) {
   snprintf(ROW("p95 compile-time increase"), 96, "%.30s (median %.30s)", x, y);
   fmt_x(x, sizeof x, a->geo_size_ratio);
   snprintf(ROW("code-size ratio (geomean)"), 96, "%s", x);
+  snprintf(ROW("vs baseline: faster / within noise / slower"), 96, "%d / %d / %d",
+           a->verdicts_baseline[0], a->verdicts_baseline[1], a->verdicts_baseline[2]);
+  snprintf(ROW("vs reference: faster / within noise / slower"), 96, "%d / %d / %d",
+           a->verdicts_reference[0], a->verdicts_reference[1],
+           a->verdicts_reference[2]);
   snprintf(ROW("modules ok / total"), 96, "%d / %d", a->n_ok, a->n);
   snprintf(ROW("crashes"), 96, "%d", a->n_crashed);
   snprintf(ROW("wrong outputs"), 96, "%d", a->n_wrong);
@@ -365,12 +408,23 @@ static void html_escape(FILE *f, const char *s) {
     }
 }
 
+// A speedup with its interval, "(noise)" when within noise: "1.234x
+// [1.201, 1.270]".
+static void fmt_ci(char *b, size_t n, double x, const eval_interval *ci) {
+  fmt_x(b, n, x);
+  if (x > 0 && ci->lo > 0) {
+    size_t len = strlen(b);
+    snprintf(b + len, n - len, " [%.3f, %.3f]%s", ci->lo, ci->hi,
+             ci->verdict == 0 ? " (noise)" : "");
+  }
+}
+
 // Per-module columns shared by both formats.
 static void row_cells(const eval_row *r, char c[8][64]) {
   snprintf(c[0], 64, "%s", r->status);
-  fmt_x(c[1], 64, r->vs_baseline);
-  fmt_x(c[2], 64, r->vs_reference);
-  fmt_x(c[3], 64, r->vs_fixed);
+  fmt_ci(c[1], 64, r->vs_baseline, &r->ci_baseline);
+  fmt_ci(c[2], 64, r->vs_reference, &r->ci_reference);
+  fmt_ci(c[3], 64, r->vs_fixed, &r->ci_fixed);
   if (r->compile_ratio > 0)
     fmt_pct(c[4], 64, r->compile_ratio - 1);
   else
@@ -394,12 +448,16 @@ static mqss_status write_md(mqss_session *s, const char *path, const eval_row *r
   FILE *f = fopen(path, "w");
   if (!f)
     return fail(s, MQSS_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-  kv t[16];
+  kv t[24];
   int k = summary(a, t);
   fprintf(f, "# MQSS-Selector evaluation\n\npolicy: `%s`; %d interleaved pairs "
-             "(%d warm-up) x %d round(s) per comparison; see docs/EVAL.md.\n\n",
+             "(%d warm-up) x %d round(s) per comparison; see docs/EVAL.md. "
+             "Speedups are Hodges-Lehmann estimates with their 95%% interval; "
+             "\"(noise)\": the interval does not clear a %g%% gain either "
+             "way.\n\n",
           m->policy_path ? m->policy_path : "(default)", m->settings->measure.repeat,
-          m->settings->measure.warmup, m->settings->rounds);
+          m->settings->measure.warmup, m->settings->rounds,
+          100 * m->settings->min_gain);
   if (m->fixed_pipeline)
     fprintf(f, "best fixed pipeline (%s): `%s`\n\n", m->fixed_source,
             *m->fixed_pipeline ? m->fixed_pipeline : "(reference)");
@@ -483,7 +541,7 @@ static mqss_status write_html(mqss_session *s, const char *dir, const char *path
   html_escape(f, m->policy_path ? m->policy_path : "(default)");
   fprintf(f, "</code>; %d interleaved pairs (%d warm-up) x %d round(s) per comparison.</p>\n",
           m->settings->measure.repeat, m->settings->measure.warmup, m->settings->rounds);
-  kv t[16];
+  kv t[24];
   int k = summary(a, t);
   fprintf(f, "<div class=\"cards\">\n");
   for (int i = 0; i < k; i++) {

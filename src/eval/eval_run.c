@@ -38,7 +38,9 @@ static bool same_pipeline(const char *a, const char *b) {
 
 typedef struct {
   mqss_measure_result a, b; // the last round's sides (a failing one if any)
-  double ratio;             // median over rounds of t_B / t_A; 0 if a side failed
+  double ratio;             // median over rounds of the Hodges-Lehmann t_B / t_A;
+                            // 0 if a side failed
+  double lo, hi;            // [min, max] over rounds of its interval bounds
   double compile_a, compile_b; // medians over rounds
 } cmp_out;
 
@@ -60,9 +62,11 @@ static mqss_status compare(mqss_module *m, const eval_settings *s,
     o->b = r.b;
     if (r.a.status != MQSS_MEASURE_OK || r.b.status != MQSS_MEASURE_OK)
       return MQSS_OK; // o->ratio stays 0
-    ratio[k] = r.ratio_median;
+    ratio[k] = r.ratio_hl;
     ca[k] = r.a.compile_ms;
     cb[k] = r.b.compile_ms;
+    o->lo = k == 0 || r.ratio_lo < o->lo ? r.ratio_lo : o->lo;
+    o->hi = k == 0 || r.ratio_hi > o->hi ? r.ratio_hi : o->hi;
   }
   o->ratio = median_of(ratio, rounds);
   o->compile_a = median_of(ca, rounds);
@@ -104,21 +108,31 @@ static void note(eval_row *row, const char *fmt, const char *arg) {
   snprintf(row->message + len, sizeof row->message - len, fmt, arg);
 }
 
+// Sets a speedup and its interval from a comparison (policy = A).
+static void set_speedup(const eval_settings *s, const cmp_out *c, double *out,
+                        eval_interval *ci) {
+  *out = c->ratio;
+  ci->lo = c->lo;
+  ci->hi = c->hi;
+  ci->verdict = mqss_ratio_verdict(c->lo, c->hi, s->min_gain);
+}
+
 // Speedup of the policy against `other` (NULL: none): 1 when identical,
 // the reference's when `other` is empty, else measured. A failing `other`
 // counts as the reference (a guard would fall back to it). *fallback is set
 // then. `ref` is the comparison with the reference.
 static mqss_status speedup_vs(mqss_module *m, const eval_settings *s,
                               eval_row *row, const char *other,
-                              const cmp_out *ref, double *out, cmp_out *c,
-                              bool *measured, bool *fallback) {
+                              const cmp_out *ref, double *out,
+                              eval_interval *ci, cmp_out *c, bool *measured,
+                              bool *fallback) {
   *measured = *fallback = false;
   if (same_pipeline(row->policy_pipeline, other)) {
-    *out = 1.0;
+    set_speedup(s, &(cmp_out){.ratio = 1.0, .lo = 1.0, .hi = 1.0}, out, ci);
     return MQSS_OK;
   }
   if (eval_pipeline_empty(other)) {
-    *out = ref->ratio;
+    set_speedup(s, ref, out, ci);
     return MQSS_OK;
   }
   mqss_status st = compare(m, s, row->policy_pipeline, other, c);
@@ -136,11 +150,11 @@ static mqss_status speedup_vs(mqss_module *m, const eval_settings *s,
   }
   if (c->b.status != MQSS_MEASURE_OK) {
     *fallback = true;
-    *out = ref->ratio;
+    set_speedup(s, ref, out, ci);
     return MQSS_OK;
   }
   *measured = true;
-  *out = c->ratio;
+  set_speedup(s, c, out, ci);
   return MQSS_OK;
 }
 
@@ -166,6 +180,8 @@ mqss_status eval_module(const mqss_policy *policy, mqss_module *m,
   const char *p = mqss_selection_pipeline(sel);
   row->policy_pipeline = strdup(eval_pipeline_empty(p) ? "" : p);
   row->n_decisions = mqss_selection_count(sel);
+  if (*mqss_selection_notes(sel)) // an isolated selection survived a crash
+    note(row, "select avoided: %.300s", mqss_selection_notes(sel));
   mqss_selection_destroy(sel);
   if (!row->policy_pipeline)
     return fail(sess, MQSS_ERR_NOMEM, "out of memory");
@@ -190,10 +206,10 @@ mqss_status eval_module(const mqss_policy *policy, mqss_module *m,
   snprintf(row->status, sizeof row->status, "ok");
   row->ok = true;
   if (eval_pipeline_empty(row->policy_pipeline)) {
-    ref.ratio = 1.0; // the reference itself: 1 by definition, not noise
+    ref.ratio = ref.lo = ref.hi = 1.0; // the reference itself: 1, not noise
     note(row, "%s", "empty selection: the policy chose the reference");
   }
-  row->vs_reference = ref.ratio;
+  set_speedup(s, &ref, &row->vs_reference, &row->ci_reference);
   row->run_ms_policy = ref.a.run_ms_median;
 
   // Against the family baseline (or, family unknown, the reference only).
@@ -205,8 +221,8 @@ mqss_status eval_module(const mqss_policy *policy, mqss_module *m,
     note(row, "%s", "family unknown: compared with the reference only");
   } else {
     row->base = EVAL_BASE_FAMILY;
-    st = speedup_vs(m, s, row, baseline, &ref, &row->vs_baseline, &c,
-                    &measured, &fallback);
+    st = speedup_vs(m, s, row, baseline, &ref, &row->vs_baseline,
+                    &row->ci_baseline, &c, &measured, &fallback);
     if (st != MQSS_OK || !row->ok)
       return st;
     if (measured) {
@@ -239,8 +255,8 @@ mqss_status eval_module(const mqss_policy *policy, mqss_module *m,
 
   // Against the fixed pipeline.
   if (fixed) {
-    st = speedup_vs(m, s, row, fixed, &ref, &row->vs_fixed, &c, &measured,
-                    &fallback);
+    st = speedup_vs(m, s, row, fixed, &ref, &row->vs_fixed, &row->ci_fixed, &c,
+                    &measured, &fallback);
     if (st != MQSS_OK || !row->ok)
       return st;
     if (fallback)

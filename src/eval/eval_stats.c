@@ -93,6 +93,13 @@ static double field_geo(const eval_row *rows, int n, size_t off,
   return g;
 }
 
+// Counts the verdict of an available speedup: [0] faster, [1] within noise,
+// [2] slower.
+static void count_verdict(int counts[3], double x, const eval_interval *ci) {
+  if (x > 0)
+    counts[ci->verdict > 0 ? 0 : ci->verdict < 0 ? 2 : 1]++;
+}
+
 void eval_aggregate(const eval_row *rows, int n, eval_agg *a) {
   memset(a, 0, sizeof *a);
   a->n = n;
@@ -124,6 +131,9 @@ void eval_aggregate(const eval_row *rows, int n, eval_agg *a) {
     a->n_ok++;
     if (f)
       f->n_ok++;
+    count_verdict(a->verdicts_baseline, r->vs_baseline, &r->ci_baseline);
+    count_verdict(a->verdicts_reference, r->vs_reference, &r->ci_reference);
+    count_verdict(a->verdicts_fixed, r->vs_fixed, &r->ci_fixed);
     if (r->compile_ratio > 0)
       comp[a->n_compile++] = r->compile_ratio - 1.0;
     if (r->size_ratio > 0)

@@ -35,6 +35,7 @@ void mqss_search_options_init(mqss_search_options *o) {
   o->max_len = 16;
   o->min_gain = 0.02;
   o->confirm_pairs = 20;
+  o->confirm_top = 3;
   mqss_measure_options_init(&o->measure);
 }
 
@@ -45,6 +46,7 @@ void mqss_search_result_free(mqss_search_result *r) {
     free(r->trace[i].pipeline);
   free(r->trace);
   free(r->best_pipeline);
+  free(r->winner_pipeline);
   memset(r, 0, sizeof *r);
 }
 
@@ -192,31 +194,99 @@ static mqss_status check_options(mqss_session *s, const mqss_search_options *o) 
   if (o->confirm_pairs < 0)
     return fail(s, MQSS_ERR_INVALID_ARG,
                 "search: confirm_pairs must be >= 0 (got %d)", o->confirm_pairs);
+  if (o->confirm_top < 0 || o->confirm_top > MQSS_SEARCH_CONFIRM_MAX)
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "search: confirm_top must be in 0..%d (got %d)",
+                MQSS_SEARCH_CONFIRM_MAX, o->confirm_top);
   return MQSS_OK;
 }
 
-// Confirms the best against the empty pipeline with interleaved pairs.
+// The confirmation's candidates: up to `max` distinct correct evaluations
+// that beat the reference by min_gain in the search, fastest first. Returns
+// how many were stored in idx.
+static int confirm_candidates(const search_ctx *c, int max, int *idx) {
+  const mqss_search_result *out = c->out;
+  int n = 0;
+  while (n < max) {
+    int pick = -1;
+    for (int i = 1; i < out->n_trace; i++) {
+      const mqss_search_eval *e = &out->trace[i];
+      if (e->status != MQSS_MEASURE_OK ||
+          !search_better(c, e->run_ms, out->reference_run_ms) ||
+          (pick >= 0 && e->run_ms >= out->trace[pick].run_ms))
+        continue;
+      bool taken = false; // the same pipeline drawn twice is one candidate
+      for (int k = 0; k < n && !taken; k++)
+        taken = !strcmp(out->trace[idx[k]].pipeline, e->pipeline);
+      if (!taken)
+        pick = i;
+    }
+    if (pick < 0)
+      break;
+    idx[n++] = pick;
+  }
+  return n;
+}
+
+// Re-measures the fastest candidates against the empty pipeline with
+// interleaved pairs and names the winner: the largest speedup among those
+// whose interval clears 1 + min_gain.
 static mqss_status confirm(search_ctx *c) {
   mqss_search_result *out = c->out;
-  if (out->best_index == 0) {
-    out->confirmed_speedup = 1.0; // the reference against itself
+  int idx[MQSS_SEARCH_CONFIRM_MAX];
+  int top = c->opts->confirm_top;
+  int n = confirm_candidates(c, top > 0 ? top : 1, idx);
+  if (n == 0) {
+    out->confirmed_speedup = 1.0; // nothing beat the reference
     return MQSS_OK;
   }
-  if (c->opts->confirm_pairs == 0)
-    return MQSS_OK;
+  if (top == 0 || c->opts->confirm_pairs == 0)
+    return MQSS_OK; // skipped
   double t0 = now_ms();
   mqss_measure_options mo = c->opts->measure;
-  mo.pipeline = out->best_pipeline;
   mo.repeat = c->opts->confirm_pairs;
-  mqss_status st = mqss_measure_vs(c->module, &mo, "", &out->confirm);
+  int winner = -1, any_ok = 0;
+  mqss_measure_vs_result vs;
+  for (int k = 0; k < n; k++) {
+    mo.pipeline = out->trace[idx[k]].pipeline;
+    mqss_status st = mqss_measure_vs(c->module, &mo, "", &vs);
+    if (st != MQSS_OK)
+      return st;
+    out->confirmed = 1;
+    mqss_search_confirmation *cf = &out->confirmations[out->n_confirmations++];
+    cf->index = idx[k];
+    cf->status = vs.a.status != MQSS_MEASURE_OK ? vs.a.status : vs.b.status;
+    if (k == 0)
+      out->confirm = vs; // the numbers, should nothing be confirmed
+    if (cf->status != MQSS_MEASURE_OK)
+      continue;
+    any_ok = 1;
+    // ratio = time(B = reference) / time(A = candidate): its speedup.
+    cf->speedup = vs.ratio_hl;
+    cf->lo = vs.ratio_lo;
+    cf->hi = vs.ratio_hi;
+    cf->conf = vs.ratio_conf;
+    cf->verdict = mqss_ratio_verdict(cf->lo, cf->hi, c->opts->min_gain);
+    if (cf->verdict > 0 &&
+        (winner < 0 || cf->speedup > out->confirmations[winner].speedup)) {
+      winner = out->n_confirmations - 1;
+      out->confirm = vs;
+    }
+  }
   out->confirm_ms = now_ms() - t0;
-  if (st != MQSS_OK)
-    return st;
-  out->confirmed = 1;
-  bool ok = out->confirm.a.status == MQSS_MEASURE_OK &&
-            out->confirm.b.status == MQSS_MEASURE_OK;
-  // ratio = time(B = reference) / time(A = best): the speedup of the best.
-  out->confirmed_speedup = ok ? out->confirm.ratio_median : 0.0;
+  out->confirmed_lo = out->confirm.ratio_lo;
+  out->confirmed_hi = out->confirm.ratio_hi;
+  if (winner >= 0) {
+    const mqss_search_confirmation *w = &out->confirmations[winner];
+    out->confirmed_speedup = w->speedup;
+    out->winner_index = w->index;
+    free(out->winner_pipeline);
+    if (!(out->winner_pipeline = strdup(out->trace[w->index].pipeline)))
+      return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
+                  "search: out of memory");
+  } else {
+    out->confirmed_speedup = any_ok ? 1.0 : 0.0; // no confirmed speedup
+  }
   return MQSS_OK;
 }
 
@@ -259,7 +329,8 @@ mqss_status mqss_search(mqss_module *module, const mqss_catalog *catalog,
     goto done;
   out->search_ms = now_ms() - c.t0_ms;
   out->speedup = out->reference_run_ms / out->best_run_ms;
-  if (!(out->best_pipeline = strdup(out->trace[out->best_index].pipeline))) {
+  if (!(out->best_pipeline = strdup(out->trace[out->best_index].pipeline)) ||
+      !(out->winner_pipeline = strdup(""))) {
     st = fail(s, MQSS_ERR_NOMEM, "search: out of memory");
     goto done;
   }

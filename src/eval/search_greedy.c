@@ -2,11 +2,13 @@
 // safety mask allows on the current IR appended to the current sequence
 // (parametric actions at every combination of u in {-1, 0, 1} per
 // parameter, duplicates of the same pipeline text skipped), in catalog
-// order. When the fastest correct candidate of the step beats the current
-// sequence by more than min_gain it is kept and the next step starts from
-// it; otherwise, or when the budget or max_len is reached, the search ends.
-// Only the accepted decision is applied in process (to follow the mask): it
-// has just run successfully in the sandbox. It does not measure anything
+// order. The next step starts from the step's fastest correct candidate,
+// even when it is no faster than the current sequence (an enabling pass such
+// as a conversion to affine loops pays off only with the tiling after it);
+// it becomes the best when it beats the best so far by more than min_gain.
+// The search ends when the budget or max_len is reached or a step has no
+// correct candidate. Only the chosen decision is applied in process (to
+// follow the mask): it has just run successfully in the sandbox. It does not measure anything
 // itself (search.c does).
 #include "eval/search.h"
 
@@ -118,14 +120,15 @@ mqss_status search_greedy(search_ctx *c) {
     mqss_decision best_d;
     if ((st = step(c, cur, seq, len, &best_idx, &best_d)) != MQSS_OK)
       break;
-    if (best_idx < 0 || !search_better(c, c->out->trace[best_idx].run_ms,
-                                       c->out->best_run_ms))
-      break; // nothing beats the current sequence by more than the noise
-    search_set_best(c, best_idx);
-    // The step's last evaluation is where the new best becomes known.
-    mqss_search_eval *last = &c->out->trace[c->out->n_trace - 1];
-    last->best_index = c->out->best_index;
-    last->best_run_ms = c->out->best_run_ms;
+    if (best_idx < 0)
+      break; // no correct candidate to extend
+    if (search_better(c, c->out->trace[best_idx].run_ms, c->out->best_run_ms)) {
+      search_set_best(c, best_idx);
+      // The step's last evaluation is where the new best becomes known.
+      mqss_search_eval *last = &c->out->trace[c->out->n_trace - 1];
+      last->best_index = c->out->best_index;
+      last->best_run_ms = c->out->best_run_ms;
+    }
     seq[len] = best_d;
     if (mqss_decision_apply(cur, c->catalog, &best_d) != MQSS_OK)
       break; // cannot follow the IR further; the best stands

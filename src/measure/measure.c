@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 // ----------------------------------------------------------------------------
@@ -238,7 +239,8 @@ static void ref_prepare(job *j, mqss_module *m, const mqss_measure_options *o,
   j->ref_fd = -1;
   if (!o->check_reference || o->compile_only)
     return;
-  ref_key(m, o, e, key);
+  ref_key(o->reference_module ? (mqss_module *)o->reference_module : m, o, e,
+          key);
   j->ref = ref_find(key->data);
   if (!j->ref)
     j->ref_fd = memfd_create("mqss-reference", MFD_CLOEXEC);
@@ -264,7 +266,10 @@ static bool reference_outputs(const job *j, call_args *a, outputs *ref,
   compiled rc;
   mqss_measure_result tmp;
   result_init(&tmp, j->e->name);
-  if (!compile_variant(j->m, NULL, j->o, j->e, STAGE_REF_OFFSET, &rc, &tmp)) {
+  mqss_module *rm = j->o->reference_module
+                        ? (mqss_module *)j->o->reference_module // cloned, not changed
+                        : j->m;
+  if (!compile_variant(rm, NULL, j->o, j->e, STAGE_REF_OFFSET, &rc, &tmp)) {
     r->status = tmp.status;
     set_message(r, "reference (finisher only) failed: %s", tmp.message);
     compiled_free(&rc);
@@ -371,61 +376,148 @@ done:
   call_args_free(&a);
 }
 
+// Where a vs child is, in memory shared with the parent (MAP_SHARED), so
+// that a death is blamed on the side it was working on (mqss_measure_vs).
+enum { VS_REF, VS_A, VS_B };
+typedef struct {
+  volatile int side;           // VS_REF, VS_A or VS_B: the child's current work
+  int checked[2];              // side A, B: compiled and checked (or failed)
+  mqss_measure_result done[2]; // their results at that point
+} vs_progress;
+
+typedef struct {
+  job j;
+  vs_progress *progress; // shared with the parent
+} vs_job;
+
+// A timed sample of a pair is `batch` calls of one side, enough calls for
+// VS_MIN_SAMPLE_MS (at most VS_MAX_BATCH): one call of a microsecond kernel
+// is mostly timer and interrupt jitter.
+// A preempted pair is measured again only when it is short (a time slice of
+// a few ms is then a large part of it), at most 3n times.
+#define VS_MIN_SAMPLE_MS 0.5
+#define VS_REDO_MAX_PAIR_MS 20.0
+enum { VS_MAX_BATCH = 1000 };
+
+// Involuntary context switches of the calling thread so far: a pair during
+// which the child was preempted timed someone else too.
+static long preemptions(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
+}
+
 static void vs_child(void *user, void *reply, size_t size) {
   (void)size;
-  const job *j = user;
+  const vs_job *vj = user;
+  const job *j = &vj->j;
+  vs_progress *p = vj->progress;
   mqss_measure_vs_result *v = reply;
   memset(v, 0, sizeof *v);
   result_init(&v->a, j->e->name);
   result_init(&v->b, j->e->name);
+  mqss_measure_result *side[2] = {&v->a, &v->b};
+  const char *pipe[2] = {j->o->pipeline, j->pipeline_b};
   call_args a;
   outputs ref = {0};
-  compiled ca = {0}, cb = {0};
+  compiled c[2] = {{0}, {0}};
   double *t = NULL;
-  int n = j->o->repeat;
+  int n = j->o->repeat, w = j->o->warmup;
+  p->side = VS_REF;
   if (!call_args_init(&a, j->e, j->o->seed)) {
-    v->a.status = v->b.status = MQSS_MEASURE_OUT_OF_MEMORY;
+    for (int s = 0; s < 2; s++) {
+      side[s]->status = MQSS_MEASURE_OUT_OF_MEMORY;
+      set_message(side[s], "out_of_memory: cannot allocate the inputs of @%s",
+                  j->e->name);
+    }
     goto done;
   }
-  if (j->o->check_reference && !j->ref &&
-      !reference_outputs(j, &a, &ref, &v->a)) {
-    v->b = v->a;
-    goto done;
+  if (j->o->check_reference && !j->ref) {
+    mqss_measure_result rr;
+    result_init(&rr, j->e->name);
+    if (!reference_outputs(j, &a, &ref, &rr)) {
+      // The module itself fails: neither side can be checked.
+      for (int s = 0; s < 2; s++) {
+        side[s]->status = rr.status;
+        set_message(side[s], "%s", rr.message);
+      }
+      goto done;
+    }
   }
   const outputs *want = !j->o->check_reference ? NULL : j->ref ? j->ref : &ref;
-  bool oka = compile_variant(j->m, j->o->pipeline, j->o, j->e, 0, &ca, &v->a);
-  bool okb = compile_variant(j->m, j->pipeline_b, j->o, j->e, 0, &cb, &v->b);
-  child_report_stage(STAGE_RUN);
-  oka = oka && check_run(j, &ca, &a, want, &v->a);
-  okb = okb && check_run(j, &cb, &a, want, &v->b);
-  if (!oka || !okb)
-    goto done;
-  t = malloc(3 * (size_t)n * sizeof *t); // (3, repeat): A, B, B/A
-  if (!t)
-    goto done;
-  for (int i = 0; i < j->o->warmup; i++) {
-    run_once(&ca, &a, NULL);
-    run_once(&cb, &a, NULL);
+  bool ok[2];
+  for (int s = 0; s < 2; s++) {
+    p->side = VS_A + s;
+    ok[s] = compile_variant(j->m, pipe[s], j->o, j->e, 0, &c[s], side[s]);
+    if (ok[s] && j->o->code_size) {
+      child_report_stage(STAGE_CODE_SIZE);
+      side[s]->text_bytes = text_bytes(c[s].mod, j->o->opt_level);
+    }
+    if (ok[s]) {
+      child_report_stage(STAGE_RUN);
+      ok[s] = check_run(j, &c[s], &a, want, side[s]);
+    }
+    p->done[s] = *side[s];
+    p->checked[s] = 1;
   }
-  for (int i = 0; i < n; i++) {
-    t[i] = run_once(&ca, &a, NULL);
-    t[n + i] = run_once(&cb, &a, NULL);
-    t[2 * n + i] = t[i] > 0 ? t[n + i] / t[i] : 0;
+  if (!ok[0] || !ok[1])
+    goto done;
+  t = malloc(2 * (size_t)n * sizeof *t); // (2, repeat): A's times, B's times
+  if (!t) {
+    for (int s = 0; s < 2; s++) {
+      side[s]->status = MQSS_MEASURE_OUT_OF_MEMORY;
+      set_message(side[s], "out_of_memory: cannot allocate the timings");
+    }
+    goto done;
+  }
+  // One untimed call of each side sizes the batch.
+  double once[2];
+  for (int s = 0; s < 2; s++) {
+    p->side = VS_A + s;
+    once[s] = run_once(&c[s], &a, NULL);
+  }
+  double fastest = once[0] < once[1] ? once[0] : once[1];
+  int batch = fastest >= VS_MIN_SAMPLE_MS || !(fastest > 0)
+                  ? 1
+                  : (int)fmin(VS_MAX_BATCH, ceil(VS_MIN_SAMPLE_MS / fastest));
+  // Pairs alternate their order (A B, B A, ...): neither side always runs
+  // first, after the other's code and data have warmed the caches. A short
+  // pair during which the child was preempted is measured again, up to 3n
+  // times in all; past that it is kept (and the interval widens).
+  int got = 0;
+  for (int i = 0; got < n; i++) {
+    long cs = preemptions();
+    double ms[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+      int s = (i + k) % 2;
+      p->side = VS_A + s;
+      for (int b = 0; b < batch; b++)
+        ms[s] += run_once(&c[s], &a, NULL);
+    }
+    if (i < w)
+      continue;
+    if (preemptions() != cs && v->discarded < 3 * n &&
+        ms[0] + ms[1] < VS_REDO_MAX_PAIR_MS) {
+      v->discarded++;
+      continue;
+    }
+    t[got] = ms[0] / batch; // per call
+    t[n + got] = ms[1] / batch;
+    got++;
   }
   v->a.runs = v->b.runs = v->pairs = n;
+  v->batch = batch;
+  vs_ratio_stats(t, t + n, n, v); // before summarize sorts the times
   summarize(t, n, &v->a.run_ms_median, &v->a.run_ms_min, &v->a.run_ms_max,
             &v->a.run_ms_mad);
   summarize(t + n, n, &v->b.run_ms_median, &v->b.run_ms_min, &v->b.run_ms_max,
             &v->b.run_ms_mad);
-  summarize(t + 2 * n, n, &v->ratio_median, &v->ratio_min, &v->ratio_max,
-            &v->ratio_mad);
   v->a.status = v->b.status = MQSS_MEASURE_OK;
 done:
   if (!j->o->no_sandbox)
     return; // a sandbox child: _exit returns it all, without COW faults
   free(t);
-  compiled_free(&ca);
-  compiled_free(&cb);
+  compiled_free(&c[0]);
+  compiled_free(&c[1]);
   outputs_free(&ref);
   call_args_free(&a);
 }
@@ -471,6 +563,22 @@ static bool prepare(mqss_module *m, const mqss_measure_options *o,
                                  sizeof r->message);
   if (r->status != MQSS_MEASURE_OK)
     return false;
+  if (o->reference_module && o->check_reference && !o->compile_only) {
+    entry_spec re;
+    r->status = entry_find((mqss_module *)o->reference_module, e->name, &re,
+                           r->message, sizeof r->message);
+    if (r->status == MQSS_MEASURE_OK &&
+        (re.nargs != e->nargs || re.nresults != e->nresults ||
+         memcmp(re.args, e->args, sizeof re.args) ||
+         memcmp(re.results, e->results, sizeof re.results))) {
+      r->status = MQSS_MEASURE_UNSUPPORTED;
+      set_message(r, "unsupported: @%s has another signature in the reference "
+                  "module than in the measured one; outputs cannot be compared",
+                  e->name);
+    }
+    if (r->status != MQSS_MEASURE_OK)
+      return false;
+  }
   if (pipeline_canonical(m->session, pipeline, canon) != MQSS_OK) {
     r->status = MQSS_MEASURE_PARSE_ERROR;
     set_message(r, "%s", mqss_errmsg(m->session));
@@ -493,6 +601,9 @@ static void cache_key(mqss_module *m, const mqss_measure_options *o,
   sb_printf(key, ";mlir=%s", mqss_mlir_version());
   if (o->compile_only) // appended only when set: older keys stay valid
     sb_printf(key, ";compile_only");
+  if (o->reference_module && o->check_reference)
+    sb_printf(key, ";reference=%016" PRIx64,
+              mqss_module_hash(o->reference_module));
 }
 
 // Outcomes that depend on the machine's load or limits are not cached.
@@ -556,26 +667,55 @@ mqss_status mqss_measure_vs(mqss_module *m, const mqss_measure_options *o,
   if (st != MQSS_OK)
     return st;
   memset(out, 0, sizeof *out);
+  const char *pipe[2] = {o->pipeline, pipeline_b};
+  mqss_measure_result *side[2] = {&out->a, &out->b};
   entry_spec e;
   strbuf canon = {0};
   bool ok_a = prepare(m, o, o->pipeline, &e, &canon, &out->a);
   bool ok_b = prepare(m, o, pipeline_b, &e, &canon, &out->b);
   sb_free(&canon);
-  if (!ok_a || !ok_b)
-    return MQSS_OK;
-  job j = {m, o, &e, pipeline_b, NULL, -1};
+  if (!ok_a || !ok_b) {
+    // No pair: the side that prepared is measured alone (its own status).
+    mqss_measure_options alone = *o;
+    alone.pipeline = pipe[ok_a ? 0 : 1];
+    return ok_a != ok_b ? mqss_measure(m, &alone, side[ok_a ? 0 : 1]) : MQSS_OK;
+  }
+  vs_progress *prog = mmap(NULL, sizeof *prog, PROT_READ | PROT_WRITE,
+                           MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (prog == MAP_FAILED)
+    return fail(s, MQSS_ERR_INTERNAL, "measure: cannot map a shared page: %s",
+                strerror(errno));
+  vs_job vj = {{m, o, &e, pipeline_b, NULL, -1}, prog};
   strbuf rkey = {0};
-  ref_prepare(&j, m, o, &e, &rkey);
+  ref_prepare(&vj.j, m, o, &e, &rkey);
   bool replied;
   mqss_measure_vs_result reply;
-  st = sandbox_run(s, o, vs_child, &j, &reply, sizeof reply, &replied, &out->a);
-  ref_collect(&j, &rkey);
+  mqss_measure_result death;
+  result_init(&death, e.name);
+  st = sandbox_run(s, o, vs_child, &vj, &reply, sizeof reply, &replied, &death);
+  ref_collect(&vj.j, &rkey);
   sb_free(&rkey);
-  if (st != MQSS_OK)
-    return st;
-  if (replied)
+  if (st == MQSS_OK && replied) {
     *out = reply;
-  else
-    out->b = out->a;
-  return MQSS_OK;
+  } else if (st == MQSS_OK && prog->side == VS_REF) {
+    out->a = out->b = death; // the reference died: the module itself fails
+  } else if (st == MQSS_OK) {
+    // The death is the side the child was working on; the other side keeps
+    // the result it had (checked, not timed) or, not reached, is measured
+    // alone.
+    int dead = prog->side - VS_A, other = 1 - dead;
+    *side[dead] = death;
+    if (prog->checked[other]) {
+      *side[other] = prog->done[other];
+      if (side[other]->status == MQSS_MEASURE_OK)
+        set_message(side[other], "not timed: the paired child died on side "
+                    "%c (%s)", 'A' + dead, mqss_measure_status_name(death.status));
+    } else {
+      mqss_measure_options alone = *o;
+      alone.pipeline = pipe[other];
+      st = mqss_measure(m, &alone, side[other]);
+    }
+  }
+  munmap(prog, sizeof *prog);
+  return st;
 }

@@ -200,4 +200,13 @@ void summarize(double *x, int n, double *median, double *min, double *max,
 void set_message(mqss_measure_result *r, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
+// ----------------------------------------------------------------------------
+// ratios of paired timings (ratio.c)
+
+// Fills the ratio fields of `v` from the timed pairs ta, tb (n,) in ms:
+// median/min/max/MAD of tb/ta and the Hodges-Lehmann estimate with its 95%
+// interval over log(tb/ta). Pairs with a non-positive time are left out.
+void vs_ratio_stats(const double *ta, const double *tb, int n,
+                    mqss_measure_vs_result *v);
+
 #endif // MQSS_MEASURE_INTERNAL_H

@@ -64,6 +64,33 @@ static void test_terms(void **state) {
   assert_float_equal(t.total, 0.3 - 0.1, 1e-12);
 }
 
+// The runtime ratio and its approximate interval: base median 2 ms (MAD 0.1,
+// 4 runs), measured 1 ms (MAD 0.05, 4 runs): ratio 2; relative half-widths
+// 3.14 * 0.1 / sqrt(4) / 2 = 0.0785 and 3.14 * 0.05 / 2 / 1 = 0.0785, combined
+// 0.0785 * sqrt(2) = 0.111016: [2 e^-0.111016, 2 e^0.111016] = [1.78985,
+// 2.23482]. Under 3 runs on a side: no interval.
+static void test_runtime_interval(void **state) {
+  (void)state;
+  mqss_env_options o;
+  mqss_env_options_init(&o);
+  mqss_env_baseline b = {10.0, 2.0, 1000};
+  mqss_measure_result r = ok_result(5.0, 1.0, 1000), base = r;
+  r.runs = base.runs = 4;
+  r.run_ms_mad = 0.05;
+  base.run_ms_median = 2.0;
+  base.run_ms_mad = 0.1;
+  mqss_env_reward_terms t;
+  mqss_env_reward(&o, &b, &r, -1, -1, &t);
+  assert_float_equal(t.runtime_ratio, 2.0, 1e-12);
+  assert_true(t.runtime_lo == 0 && t.runtime_hi == 0); // the env adds them
+  env_runtime_interval(&base, &r, &t);
+  assert_float_equal(t.runtime_lo, 1.78985, 1e-5);
+  assert_float_equal(t.runtime_hi, 2.23482, 1e-5);
+  base.runs = 2;
+  env_runtime_interval(&base, &r, &t);
+  assert_true(t.runtime_lo == 0 && t.runtime_hi == 0);
+}
+
 // 100x faster run clips to +1, 10x slower compile clips to -1.
 static void test_clipping(void **state) {
   (void)state;
@@ -189,6 +216,7 @@ static void test_static_cost(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_defaults),  cmocka_unit_test(test_terms),
+      cmocka_unit_test(test_runtime_interval),
       cmocka_unit_test(test_clipping),  cmocka_unit_test(test_failure),
       cmocka_unit_test(test_perf_term), cmocka_unit_test(test_ema),
       cmocka_unit_test(test_shaping),   cmocka_unit_test(test_static_cost),

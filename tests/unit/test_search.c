@@ -73,7 +73,7 @@ static mqss_search_options quick(mqss_search_method method, int budget,
   mqss_search_options_init(&o);
   o.method = method;
   o.budget = budget;
-  o.confirm_pairs = 3;
+  o.confirm_pairs = 6; // the fewest pairs with a 95% interval
   o.measure.warmup = 0;
   o.measure.repeat = 2;
   o.measure.code_size = 0;
@@ -117,6 +117,43 @@ static void check_consistent(const mqss_search_result *r, int budget) {
   assert_true(r->best_run_ms == r->trace[r->best_index].run_ms);
   assert_true(r->reference_run_ms == r->trace[0].run_ms);
   assert_true(r->wall_ms >= r->search_ms);
+  // The confirmation: distinct correct candidates that beat the reference
+  // by the min gain, fastest first; a winner only with a confirmed interval.
+  assert_true(r->n_confirmations <= 3);
+  for (int k = 0; k < r->n_confirmations; k++) {
+    const mqss_search_confirmation *c = &r->confirmations[k];
+    const mqss_search_eval *e = &r->trace[c->index];
+    assert_true(c->index > 0 && e->status == MQSS_MEASURE_OK);
+    assert_true(e->run_ms < r->reference_run_ms * (1 - 0.02));
+    if (k > 0) {
+      assert_true(e->run_ms >= r->trace[r->confirmations[k - 1].index].run_ms);
+      assert_string_not_equal(e->pipeline,
+                              r->trace[r->confirmations[k - 1].index].pipeline);
+    }
+    assert_int_equal(c->verdict, c->status == MQSS_MEASURE_OK
+                                     ? mqss_ratio_verdict(c->lo, c->hi, 0.02)
+                                     : 0);
+  }
+  if (r->winner_index > 0) {
+    int w = -1;
+    for (int k = 0; k < r->n_confirmations; k++)
+      if (r->confirmations[k].index == r->winner_index)
+        w = k;
+    assert_true(w >= 0);
+    assert_int_equal(r->confirmations[w].verdict, 1);
+    assert_true(r->confirmations[w].lo > 1.02);
+    assert_true(r->confirmed_speedup == r->confirmations[w].speedup);
+    assert_string_equal(r->winner_pipeline, r->trace[r->winner_index].pipeline);
+    for (int k = 0; k < r->n_confirmations; k++) // the largest confirmed
+      if (r->confirmations[k].verdict > 0)
+        assert_true(r->confirmations[k].speedup <= r->confirmed_speedup);
+  } else {
+    assert_string_equal(r->winner_pipeline, "");
+    for (int k = 0; k < r->n_confirmations; k++)
+      assert_true(r->confirmations[k].verdict <= 0);
+    if (r->confirmed)
+      assert_true(r->confirmed_speedup == 1.0 || r->confirmed_speedup == 0.0);
+  }
 }
 
 // ----------------------------------------------------------------------------
@@ -231,11 +268,12 @@ static void test_greedy_failures(void **state) {
   assert_true(r.failures_by_status[MQSS_MEASURE_WRONG_OUTPUT] >= 1);
   assert_true(r.failures_by_status[MQSS_MEASURE_PARSE_ERROR] >= 1);
   assert_true(r.best_index != 1 && r.best_index != 2);
-  // Greedy stops after step 1 (5 evaluations) unless licm or cse won.
-  if (r.best_index == 0)
-    assert_int_equal(r.n_trace, 5);
-  else
-    assert_int_equal(r.n_trace, 6);
+  // Step 1 has correct candidates (licm, cse), so greedy goes on from the
+  // fastest of them whether or not it beat the reference: the budget is spent.
+  assert_int_equal(r.n_trace, 6);
+  assert_int_equal(r.trace[5].n_decisions, 2); // step 2 extends step 1's pick
+  assert_true(strstr(r.trace[5].pipeline, "loop-invariant-code-motion") ||
+              strstr(r.trace[5].pipeline, "cse"));
   mqss_search_result_free(&r);
 
   // A budget of 3 stops in the middle of step 1.
