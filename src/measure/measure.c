@@ -336,7 +336,7 @@ static void measure_child(void *user, void *reply, size_t size) {
     goto done;
   if (j->o->code_size) {
     child_report_stage(STAGE_CODE_SIZE);
-    r->text_bytes = text_bytes(c.mod, j->o->opt_level);
+    r->text_bytes = text_bytes(&c);
   }
   if (j->o->compile_only) { // compile-time samples: nothing is run
     r->status = MQSS_MEASURE_OK;

@@ -133,8 +133,9 @@ bool compile_variant(mqss_module *m, const char *pipeline,
                      const mqss_measure_options *o, const entry_spec *e,
                      int stage_base, compiled *out, mqss_measure_result *r);
 void compiled_free(compiled *c);
-// .text* bytes of the lowered module compiled for the host, or -1.
-int64_t text_bytes(mqss_module *lowered, int opt_level);
+// .text* bytes of the object file the JIT linked, or -1. Needs the object
+// kept: compile_variant keeps the candidate's when o->code_size is set.
+int64_t text_bytes(const compiled *c);
 // Runs the entry once with the arguments reset; with `capture` the standard
 // output goes to `capture->out`, else to /dev/null. Returns milliseconds.
 double run_once(const compiled *c, call_args *a, outputs *capture);
@@ -150,6 +151,9 @@ typedef enum {
 } child_stage;
 const char *stage_name(int stage);
 void child_report_stage(int stage);
+// In a sandbox child: fatal signals (SIGSEGV, SIGXCPU, SIGXFSZ, ...) back to
+// their default action, so they end the child; a no-op elsewhere.
+void child_default_signals(void);
 
 // malloc/aligned_alloc for JIT-compiled code: in a sandbox child a failed
 // allocation reports OUT_OF_MEMORY and ends the child; in process it returns
@@ -167,6 +171,23 @@ typedef void (*child_fn)(void *user, void *reply, size_t reply_size);
 mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
                         child_fn fn, void *user, void *reply, size_t reply_size,
                         bool *replied, mqss_measure_result *r);
+
+// Where the wall time of the calling thread's last sandbox_run went, in ms
+// on the monotonic clock (for bench/measure_overhead). In process, only
+// work_ms and total_ms are set.
+typedef struct {
+  double setup_ms;    // parent: pipe, capture file, flush, reaping
+  double fork_ms;     // parent: the fork() call
+  double start_ms;    // fork() called -> the child runs
+  double limits_ms;   // child: signals, rlimits, affinity
+  double work_ms;     // child: the work function
+  double reply_ms;    // child done -> parent has read the reply (EOF)
+  double teardown_ms; // parent: parse, reap or classify, close
+  double total_ms;
+  double work_faults; // page faults during the work function
+  double work_cpu_ms; // CPU time (user + system) of the work function
+} sandbox_timing;
+void sandbox_last_timing(sandbox_timing *out);
 
 // ----------------------------------------------------------------------------
 // cache (cache.c)

@@ -23,8 +23,14 @@
 // Pipe records, child to parent:
 //   'S' stage(1 byte)          entering a stage
 //   'O' size(8 bytes)          an allocation failed; the child exits
+//   'T' 5 doubles              child: entered, work began, work ended (ms),
+//                              and the work's minor faults and CPU ms
 //   'R' reply(reply_size)      the result; the child exits
 enum { EXIT_OOM = 86 };
+
+static _Thread_local sandbox_timing last_timing;
+
+void sandbox_last_timing(sandbox_timing *out) { *out = last_timing; }
 
 static int reply_fd = -1; // the child's write end; -1 in the parent
 
@@ -91,20 +97,39 @@ void *guarded_aligned_alloc(size_t align, size_t size) {
   return p;
 }
 
+typedef struct {
+  double faults, cpu_ms;
+} usage;
+
+static usage usage_now(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (usage){(double)ru.ru_minflt + (double)ru.ru_majflt,
+                 (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-3};
+}
+
 static void set_limit(int resource, rlim_t soft, rlim_t hard) {
   struct rlimit rl = {soft, hard};
   setrlimit(resource, &rl);
 }
 
-static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
-                       size_t reply_size, int errfd) {
-  dup2(errfd, 2);
-  // Faults must kill the child, whatever handlers the host process installed
-  // (test frameworks and language runtimes catch SIGSEGV).
-  static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
-                              SIGXCPU, SIGTRAP, SIGSYS};
+// Faults must kill the child, whatever handlers the host process (test
+// frameworks and language runtimes catch SIGSEGV) or LLVM installed.
+void child_default_signals(void) {
+  if (reply_fd < 0)
+    return; // not a sandbox child: the host's handlers are the host's
+  static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL,  SIGFPE, SIGABRT,
+                              SIGXCPU, SIGTRAP, SIGSYS, SIGQUIT, SIGXFSZ};
   for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
     signal(fatal[i], SIG_DFL);
+}
+
+static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
+                       size_t reply_size, int errfd) {
+  double stamp[5] = {now_ms(), 0, 0, 0, 0};
+  dup2(errfd, 2);
+  child_default_signals();
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, NULL);
@@ -129,7 +154,17 @@ static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
   char *reply = calloc(1, reply_size ? reply_size : 1);
   if (!reply)
     report_oom(reply_size);
+  stamp[1] = now_ms();
+  usage u0 = usage_now();
   fn(user, reply, reply_size);
+  stamp[2] = now_ms();
+  usage u1 = usage_now();
+  stamp[3] = u1.faults - u0.faults;
+  stamp[4] = u1.cpu_ms - u0.cpu_ms;
+  char rec[1 + sizeof stamp];
+  rec[0] = 'T';
+  memcpy(rec + 1, stamp, sizeof stamp);
+  write_all(reply_fd, rec, sizeof rec);
   write_all(reply_fd, "R", 1);
   write_all(reply_fd, reply, reply_size);
   // Close the pipe before exiting: the parent sees EOF now, not after the
@@ -263,9 +298,17 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
                         child_fn fn, void *user, void *reply, size_t reply_size,
                         bool *replied, mqss_measure_result *r) {
   *replied = false;
+  sandbox_timing *tm = &last_timing;
+  memset(tm, 0, sizeof *tm);
+  double t0 = now_ms();
   if (o->no_sandbox) {
+    usage u0 = usage_now();
     fn(user, reply, reply_size);
+    usage u1 = usage_now();
     *replied = true;
+    tm->work_ms = tm->total_ms = now_ms() - t0;
+    tm->work_faults = u1.faults - u0.faults;
+    tm->work_cpu_ms = u1.cpu_ms - u0.cpu_ms;
     return MQSS_OK;
   }
   int p[2];
@@ -278,6 +321,7 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
   }
   reap_exiting();
   fflush(NULL); // or the child would flush our buffered output a second time
+  double t1 = now_ms();
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
@@ -291,11 +335,13 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
     reply_fd = p[1];
     child_main(o, fn, user, reply_size, fileno(errf));
   }
+  double t2 = now_ms();
   close(p[1]);
   strbuf data = {0};
   bool timed_out = false;
   read_child(p[0], pid, o->timeout_ms, &data, &timed_out);
   close(p[0]);
+  double t3 = now_ms(), stamp[5] = {t1, t1, t3, 0, 0};
   int stage = STAGE_START;
   bool oom = false;
   uint64_t oom_size = 0;
@@ -308,6 +354,9 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
       oom = true;
       memcpy(&oom_size, data.data + i + 1, 8);
       i += 9;
+    } else if (tag == 'T' && i + 1 + sizeof stamp <= data.len) {
+      memcpy(stamp, data.data + i + 1, sizeof stamp);
+      i += 1 + sizeof stamp;
     } else if (tag == 'R' && i + 1 + reply_size <= data.len) {
       memcpy(reply, data.data + i + 1, reply_size);
       *replied = true;
@@ -326,5 +375,16 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
   }
   sb_free(&data);
   fclose(errf);
+  double t4 = now_ms();
+  tm->setup_ms = t1 - t0;
+  tm->fork_ms = t2 - t1;
+  tm->start_ms = stamp[0] - t1;
+  tm->limits_ms = stamp[1] - stamp[0];
+  tm->work_ms = stamp[2] - stamp[1];
+  tm->reply_ms = t3 - stamp[2];
+  tm->teardown_ms = t4 - t3;
+  tm->total_ms = t4 - t0;
+  tm->work_faults = stamp[3];
+  tm->work_cpu_ms = stamp[4];
   return MQSS_OK;
 }
