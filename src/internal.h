@@ -50,6 +50,11 @@ mqss_status fail(mqss_session *s, mqss_status status, const char *fmt, ...)
 // Formats `loc` as "file:line:col" into sb ("<unknown>" when it has none).
 void format_location(mqss_session *s, MlirLocation loc, strbuf *sb);
 
+// FNV-1a (64 bits) of `len` bytes, continuing from `h`; start from
+// HASH_FNV1A_INIT (hash.c).
+#define HASH_FNV1A_INIT 0xcbf29ce484222325ULL
+uint64_t hash_fnv1a(uint64_t h, const void *data, size_t len);
+
 // Milliseconds on the monotonic clock (clock.c).
 double now_ms(void);
 // Sorts v (n) ascending (stats.c).

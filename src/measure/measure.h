@@ -206,6 +206,10 @@ mqss_status cache_put(mqss_session *s, const char *path, const char *key,
                       mqss_measure_result *r);
 // Version of the stored row format, part of every key.
 int cache_format(void);
+// Copies a stored row (blob, len bytes) into `r` when its checksum matches
+// `key` and its fields are in range; false for a corrupt or foreign row.
+bool cache_row_decode(const char *key, const void *blob, size_t len,
+                      mqss_measure_result *r);
 
 // ----------------------------------------------------------------------------
 // small helpers (stats.c)
