@@ -55,6 +55,23 @@ void format_location(mqss_session *s, MlirLocation loc, strbuf *sb);
 #define HASH_FNV1A_INIT 0xcbf29ce484222325ULL
 uint64_t hash_fnv1a(uint64_t h, const void *data, size_t len);
 
+// Resource limits of a forked child (child_limits.c), applied right after
+// fork by the measurement sandbox and the training pool's task children.
+#define CHILD_DEFAULT_MEM_MB 4096
+typedef struct {
+  int timeout_ms;   // RLIMIT_CPU = timeout + 1 s (SIGXCPU), hard 1 s more; 0 = none
+  int mem_limit_mb; // RLIMIT_AS in MiB; 0 = none (not applied under sanitizers)
+  int cpu;          // core to pin the child to; -1 = none
+} child_limits;
+// Fatal signals (SIGSEGV, SIGXCPU, SIGXFSZ, ...) back to their default action
+// and unblocked, no core dumps, then the limits of `l`.
+void child_limits_apply(const child_limits *l);
+// Fatal signals back to their default action (after LLVM installed its own).
+void child_default_fatal_signals(void);
+// Caps the size of any file the process writes (RLIMIT_FSIZE soft limit:
+// SIGXFSZ beyond it) at `bytes`; 0 lifts the cap again (up to the hard limit).
+void child_output_limit(int64_t bytes);
+
 // Milliseconds on the monotonic clock (clock.c).
 double now_ms(void);
 // Sorts v (n) ascending (stats.c).

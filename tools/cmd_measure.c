@@ -31,6 +31,7 @@ static bool parse_args(int argc, char **argv, measure_args *a) {
     INT_FLAG("--repeat", 1, 1000000, repeat)
     INT_FLAG("--timeout", 1, 86400000, timeout_ms)
     INT_FLAG("--mem", 0, 1 << 30, mem_limit_mb)
+    INT_FLAG("--output-limit", 0, 1 << 20, output_limit_mb)
     INT_FLAG("--pin", 0, 4095, cpu)
     INT_FLAG("--opt", 0, 3, opt_level)
 #undef INT_FLAG

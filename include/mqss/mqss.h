@@ -226,6 +226,10 @@ typedef struct {
                           ///< (benchmarks and debugging only; a crash kills you)
   int compile_only;       ///< nonzero: compile (and size) only: no reference,
                           ///< no runs; status OK means it compiled (default 0)
+  int output_limit_mb;    ///< cap of what the program writes (stdout, stderr)
+                          ///< in MiB, RLIMIT_FSIZE while it runs; beyond it the
+                          ///< child is CRASHED with signal SIGXFSZ; 0 = none
+                          ///< (default 64)
 } mqss_measure_options;
 
 /// Fills `opts` with the defaults documented on each field.

@@ -233,10 +233,12 @@ double run_once(const compiled *c, call_args *a, outputs *capture) {
   if (saved >= 0 && target >= 0)
     dup2(target, 1);
   call_args_reset(a);
+  child_program_output(true);
   double t0 = now_ms();
   c->fn(a->packed);
   double t1 = now_ms();
   fflush(stdout);
+  child_program_output(false);
   if (saved >= 0) {
     dup2(saved, 1);
     close(saved);

@@ -41,13 +41,14 @@ void mqss_measure_options_init(mqss_measure_options *o) {
   o->repeat = 10;
   o->seed = 1;
   o->timeout_ms = 30000;
-  o->mem_limit_mb = 4096;
+  o->mem_limit_mb = CHILD_DEFAULT_MEM_MB;
   o->cpu = -1;
   o->opt_level = 3;
   o->check_reference = 1;
   o->rtol = 1e-4;
   o->atol = 1e-5;
   o->code_size = 1;
+  o->output_limit_mb = 64;
 }
 
 static void result_init(mqss_measure_result *r, const char *entry) {
@@ -433,7 +434,8 @@ done:
 
 static mqss_status check_options(mqss_session *s, const mqss_measure_options *o) {
   if (o->repeat < 1 || o->warmup < 0 || o->timeout_ms < 1 || o->opt_level < 0 ||
-      o->opt_level > 3 || o->mem_limit_mb < 0 || o->rtol < 0 || o->atol < 0 ||
+      o->opt_level > 3 || o->mem_limit_mb < 0 || o->output_limit_mb < 0 ||
+      o->rtol < 0 || o->atol < 0 ||
       o->num_shared_libs < 0 || (o->num_shared_libs > 0 && !o->shared_libs))
     return fail(s, MQSS_ERR_INVALID_ARG,
                 "measure: invalid options (need repeat >= 1, warmup >= 0, "
@@ -474,6 +476,7 @@ static void cache_key(mqss_module *m, const mqss_measure_options *o,
   sb_printf(key, ";mlir=%s", mqss_mlir_version());
   if (o->compile_only) // appended only when set: older keys stay valid
     sb_printf(key, ";compile_only");
+  sb_printf(key, ";out=%d", o->output_limit_mb);
 }
 
 // Outcomes that depend on the machine's load or limits are not cached.

@@ -154,6 +154,10 @@ void child_report_stage(int stage);
 // In a sandbox child: fatal signals (SIGSEGV, SIGXCPU, SIGXFSZ, ...) back to
 // their default action, so they end the child; a no-op elsewhere.
 void child_default_signals(void);
+// In a sandbox child: caps the size of files written (the captured output)
+// at o->output_limit_mb while the program runs (`running`), and lifts the
+// cap afterwards; a no-op elsewhere.
+void child_program_output(bool running);
 
 // malloc/aligned_alloc for JIT-compiled code: in a sandbox child a failed
 // allocation reports OUT_OF_MEMORY and ends the child; in process it returns

@@ -1,17 +1,16 @@
 // The sandbox: runs one measurement function in a forked child with an
-// address-space limit (RLIMIT_AS), a CPU-time limit (RLIMIT_CPU), a wall-clock
-// timeout enforced by the parent, optional CPU pinning, and the child's
-// standard error captured. The child streams stage records and finally its
+// address-space limit (RLIMIT_AS), a CPU-time limit (RLIMIT_CPU), a cap on
+// the program's output (RLIMIT_FSIZE while it runs), a wall-clock timeout
+// enforced by the parent, optional CPU pinning, and the child's standard
+// error captured. The child streams stage records and finally its
 // reply over a pipe; whatever kills it, the parent turns into a structured
 // outcome. It knows nothing about MLIR.
 #define _GNU_SOURCE
 #include "measure.h"
-#include "util/sanitized.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -109,46 +108,26 @@ static usage usage_now(void) {
                      (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-3};
 }
 
-static void set_limit(int resource, rlim_t soft, rlim_t hard) {
-  struct rlimit rl = {soft, hard};
-  setrlimit(resource, &rl);
+// Fatal signals back to their defaults in a sandbox child (LLVM installs its
+// own handlers when it writes a file).
+void child_default_signals(void) {
+  if (reply_fd >= 0)
+    child_default_fatal_signals();
 }
 
-// Faults must kill the child, whatever handlers the host process (test
-// frameworks and language runtimes catch SIGSEGV) or LLVM installed.
-void child_default_signals(void) {
-  if (reply_fd < 0)
-    return; // not a sandbox child: the host's handlers are the host's
-  static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL,  SIGFPE, SIGABRT,
-                              SIGXCPU, SIGTRAP, SIGSYS, SIGQUIT, SIGXFSZ};
-  for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-    signal(fatal[i], SIG_DFL);
+static int64_t output_cap; // bytes the program may write (RLIMIT_FSIZE); 0 = no cap
+
+void child_program_output(bool running) {
+  if (reply_fd >= 0 && output_cap > 0)
+    child_output_limit(running ? output_cap : 0);
 }
 
 static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
                        size_t reply_size, int errfd) {
   double stamp[5] = {now_ms(), 0, 0, 0, 0};
   dup2(errfd, 2);
-  child_default_signals();
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
-  set_limit(RLIMIT_CORE, 0, 0);
-  rlim_t cpu_s = (rlim_t)(o->timeout_ms + 999) / 1000 + 1;
-  set_limit(RLIMIT_CPU, cpu_s, cpu_s + 1);
-#if !MQSS_SANITIZED
-  // Sanitizers reserve terabytes of shadow memory: an AS limit breaks them.
-  if (o->mem_limit_mb > 0) {
-    rlim_t bytes = (rlim_t)o->mem_limit_mb << 20;
-    set_limit(RLIMIT_AS, bytes, bytes);
-  }
-#endif
-  if (o->cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(o->cpu, &set);
-    sched_setaffinity(0, sizeof set, &set);
-  }
+  child_limits_apply(&(child_limits){o->timeout_ms, o->mem_limit_mb, o->cpu});
+  output_cap = (int64_t)o->output_limit_mb << 20;
   child_report_stage(STAGE_START);
   // The reply is a struct: fill it at an aligned address, send it after 'R'.
   char *reply = calloc(1, reply_size ? reply_size : 1);
@@ -271,6 +250,13 @@ static void classify_death(const mqss_measure_options *o, int wst, bool timed_ou
     set_message(r, "timeout: no result after %d ms wall clock during %s; the "
                 "child was killed (raise --timeout if this is expected)",
                 o->timeout_ms, st);
+  } else if (WIFSIGNALED(wst) && WTERMSIG(wst) == SIGXFSZ) {
+    r->status = MQSS_MEASURE_CRASHED;
+    r->signal = SIGXFSZ;
+    set_message(r, "crashed: output limit: the program wrote more than %d MiB "
+                "(its standard output or error) during %s; raise "
+                "--output-limit (0 = none) if that is expected",
+                o->output_limit_mb, st);
   } else if (WIFSIGNALED(wst) && WTERMSIG(wst) == SIGXCPU) {
     r->status = MQSS_MEASURE_TIMEOUT;
     set_message(r, "timeout: CPU-time limit hit during %s", st);
