@@ -96,6 +96,10 @@ static cJSON *result_json(const mqss_measure_result *r) {
     cJSON_AddNumberToObject(j, "signal", r->signal);
   cJSON_AddStringToObject(j, "entry", r->entry);
   cJSON_AddBoolToObject(j, "cached", r->cached);
+  if (r->lowered_hash) {
+    snprintf(hex, sizeof hex, "%016" PRIx64, r->lowered_hash);
+    cJSON_AddStringToObject(j, "lowered_hash", hex);
+  }
   cJSON_AddNumberToObject(j, "compile_ms", r->compile_ms);
   cJSON_AddNumberToObject(j, "pipeline_ms", r->pipeline_ms);
   cJSON_AddNumberToObject(j, "finish_ms", r->finish_ms);
@@ -131,7 +135,10 @@ static void print_text(const char *label, const mqss_measure_result *r) {
   if (r->message[0])
     printf("%smessage: %s\n", p, r->message);
   printf("%sentry: @%s\n", p, r->entry);
-  printf("%scached: %s\n", p, r->cached ? "yes" : "no");
+  printf("%scached: %s\n", p,
+         r->cached == 2 ? "yes (same lowered code as a stored pipeline)"
+         : r->cached  ? "yes"
+                      : "no");
   if (r->compile_ms > 0)
     printf("%scompile_ms: %.3f (pipeline %.3f, finish %.3f, jit %.3f)\n", p,
            r->compile_ms, r->pipeline_ms, r->finish_ms, r->jit_ms);
@@ -200,10 +207,14 @@ int cmd_measure(int argc, char **argv) {
       cJSON_AddNumberToObject(ratio, "min", v.ratio_min);
       cJSON_AddNumberToObject(ratio, "max", v.ratio_max);
       cJSON_AddNumberToObject(ratio, "mad", v.ratio_mad);
+      cJSON_AddBoolToObject(j, "identical", v.identical);
     } else {
       print_text("A ", &v.a);
       print_text("B ", &v.b);
-      if (ok)
+      if (ok && v.identical)
+        printf("ratio B/A: median %.4f (identical lowered code: not timed, "
+               "%d pairs)\n", v.ratio_median, v.pairs);
+      else if (ok)
         printf("ratio B/A: median %.4f min %.4f max %.4f mad %.4f (%d pairs; "
                "> 1 means A is faster)\n", v.ratio_median, v.ratio_min,
                v.ratio_max, v.ratio_mad, v.pairs);

@@ -70,7 +70,42 @@ typedef struct {
   const char *pipeline_b; // vs only
   const outputs *ref;     // cached reference outputs, or NULL: compute them
   int ref_fd;             // where a computed reference is written, or -1
+  uint64_t module_hash;   // mqss_module_hash(m), for cache keys
+  bool use_cache;         // look the lowered code up in o->cache_path
 } job;
+
+static void cache_key(uint64_t module_hash, const mqss_measure_options *o,
+                      const entry_spec *e, const char *canon, strbuf *key);
+
+// The second-level cache key: the lowered code's hash instead of the
+// pipeline, so that pipelines that lower to the same code share a row.
+static void lowered_key(const job *j, uint64_t lowered_hash, strbuf *key) {
+  char part[40];
+  snprintf(part, sizeof part, "lowered=%016" PRIx64, lowered_hash);
+  cache_key(j->module_hash, j->o, j->e, part, key);
+}
+
+// In the child, after lowering: the result stored for identical code, with
+// this pipeline's own lowering times. False on a miss.
+static bool lowered_lookup(const job *j, const compiled *c,
+                           mqss_measure_result *r) {
+  if (!j->use_cache)
+    return false;
+  strbuf key = {0};
+  lowered_key(j, c->lowered_hash, &key);
+  mqss_measure_result hit;
+  bool found = false;
+  cache_get(j->m->session, j->o->cache_path, key.data, &hit, &found);
+  sb_free(&key);
+  if (!found)
+    return false;
+  hit.pipeline_ms = r->pipeline_ms;
+  hit.finish_ms = r->finish_ms;
+  hit.compile_ms = hit.pipeline_ms + hit.finish_ms + hit.jit_ms;
+  hit.cached = 2;
+  *r = hit;
+  return true;
+}
 
 // ----------------------------------------------------------------------------
 // reference outputs, per process
@@ -333,7 +368,8 @@ static void measure_child(void *user, void *reply, size_t size) {
   if (checked && !j->ref && !reference_outputs(j, &a, &ref, r))
     goto done;
   const outputs *want = !checked ? NULL : j->ref ? j->ref : &ref;
-  if (!compile_variant(j->m, j->o->pipeline, j->o, j->e, 0, &c, r))
+  if (!lower_variant(j->m, j->o->pipeline, j->o, j->e, 0, &c, r) ||
+      lowered_lookup(j, &c, r) || !jit_variant(j->o, j->e, 0, &c, r))
     goto done;
   if (j->o->code_size) {
     child_report_stage(STAGE_CODE_SIZE);
@@ -370,6 +406,26 @@ done:
   call_args_free(&a);
 }
 
+// A and B lowered to the same code: A is compiled and checked once, B shares
+// its verdict (keeping its own lowering times), and the ratio is exactly 1
+// without timing: no noise can make identical code look faster or slower.
+static void identical_verdict(const job *j, compiled *ca, call_args *a,
+                              const outputs *want, mqss_measure_vs_result *v) {
+  v->identical = 1;
+  if (jit_variant(j->o, j->e, 0, ca, &v->a)) {
+    child_report_stage(STAGE_RUN);
+    if (check_run(j, ca, a, want, &v->a))
+      v->a.status = MQSS_MEASURE_OK;
+  }
+  mqss_measure_result b = v->a;
+  b.pipeline_ms = v->b.pipeline_ms;
+  b.finish_ms = v->b.finish_ms;
+  b.compile_ms = b.pipeline_ms + b.finish_ms + b.jit_ms;
+  v->b = b;
+  if (v->a.status == MQSS_MEASURE_OK)
+    v->ratio_median = v->ratio_min = v->ratio_max = 1.0;
+}
+
 static void vs_child(void *user, void *reply, size_t size) {
   (void)size;
   const job *j = user;
@@ -392,8 +448,14 @@ static void vs_child(void *user, void *reply, size_t size) {
     goto done;
   }
   const outputs *want = !j->o->check_reference ? NULL : j->ref ? j->ref : &ref;
-  bool oka = compile_variant(j->m, j->o->pipeline, j->o, j->e, 0, &ca, &v->a);
-  bool okb = compile_variant(j->m, j->pipeline_b, j->o, j->e, 0, &cb, &v->b);
+  bool oka = lower_variant(j->m, j->o->pipeline, j->o, j->e, 0, &ca, &v->a);
+  bool okb = lower_variant(j->m, j->pipeline_b, j->o, j->e, 0, &cb, &v->b);
+  if (oka && okb && ca.lowered_hash == cb.lowered_hash) {
+    identical_verdict(j, &ca, &a, want, v);
+    goto done;
+  }
+  oka = oka && jit_variant(j->o, j->e, 0, &ca, &v->a);
+  okb = okb && jit_variant(j->o, j->e, 0, &cb, &v->b);
   child_report_stage(STAGE_RUN);
   oka = oka && check_run(j, &ca, &a, want, &v->a);
   okb = okb && check_run(j, &cb, &a, want, &v->b);
@@ -462,13 +524,12 @@ static bool prepare(mqss_module *m, const mqss_measure_options *o,
   return true;
 }
 
-static void cache_key(mqss_module *m, const mqss_measure_options *o,
+static void cache_key(uint64_t module_hash, const mqss_measure_options *o,
                       const entry_spec *e, const char *canon, strbuf *key) {
   sb_printf(key, "v%d;%zu;%016" PRIx64 ";%s;entry=%s;warmup=%d;repeat=%d;"
             "seed=%" PRIu64 ";timeout=%d;mem=%d;opt=%d;check=%d;rtol=%.17g;"
             "atol=%.17g;size=%d;runner=%d;libs=",
-            cache_format(), sizeof(mqss_measure_result), mqss_module_hash(m),
-            canon, e->name, o->warmup, o->repeat, o->seed, o->timeout_ms,
+            cache_format(), sizeof(mqss_measure_result), module_hash, canon, e->name, o->warmup, o->repeat, o->seed, o->timeout_ms,
             o->mem_limit_mb, o->opt_level, o->check_reference, o->rtol, o->atol,
             o->code_size, !o->no_runner_libs);
   for (int i = 0; i < o->num_shared_libs; i++)
@@ -500,8 +561,9 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
   if (!prepare(m, o, o->pipeline, &e, &canon, out))
     goto done;
   bool use_cache = o->cache_path && !o->no_cache;
+  uint64_t mhash = use_cache ? mqss_module_hash(m) : 0;
   if (use_cache) {
-    cache_key(m, o, &e, canon.data, &key);
+    cache_key(mhash, o, &e, canon.data, &key);
     bool hit = false;
     st = cache_get(s, o->cache_path, key.data, out, &hit);
     if (st != MQSS_OK || hit) {
@@ -509,7 +571,7 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
       goto done;
     }
   }
-  job j = {m, o, &e, NULL, NULL, -1};
+  job j = {m, o, &e, NULL, NULL, -1, mhash, use_cache && !o->compile_only};
   strbuf rkey = {0};
   ref_prepare(&j, m, o, &e, &rkey);
   bool replied;
@@ -522,8 +584,16 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
   if (replied)
     *out = reply;
   snprintf(out->entry, sizeof out->entry, "%s", e.name);
-  if (use_cache && cacheable(out))
+  if (use_cache && cacheable(out)) {
+    // Also under the lowered code's hash, unless it came from there.
+    mqss_measure_result second = *out;
     st = cache_put(s, o->cache_path, key.data, out);
+    if (st == MQSS_OK && j.use_cache && second.lowered_hash && second.cached != 2) {
+      sb_clear(&key);
+      lowered_key(&j, second.lowered_hash, &key);
+      st = cache_put(s, o->cache_path, key.data, &second);
+    }
+  }
 done:
   sb_free(&canon);
   sb_free(&key);
@@ -547,7 +617,7 @@ mqss_status mqss_measure_vs(mqss_module *m, const mqss_measure_options *o,
   sb_free(&canon);
   if (!ok_a || !ok_b)
     return MQSS_OK;
-  job j = {m, o, &e, pipeline_b, NULL, -1};
+  job j = {m, o, &e, pipeline_b, NULL, -1, 0, false};
   strbuf rkey = {0};
   ref_prepare(&j, m, o, &e, &rkey);
   bool replied;

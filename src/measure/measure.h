@@ -123,6 +123,7 @@ typedef struct {
   mqss_module *mod; // lowered clone, owned
   MlirExecutionEngine ee;
   void (*fn)(void **);
+  uint64_t lowered_hash; // mqss_module_hash of the lowered module
 } compiled;
 
 // Clones `m`, runs `pipeline` (may be NULL) and the finisher, JIT-compiles.
@@ -132,6 +133,14 @@ typedef struct {
 bool compile_variant(mqss_module *m, const char *pipeline,
                      const mqss_measure_options *o, const entry_spec *e,
                      int stage_base, compiled *out, mqss_measure_result *r);
+// compile_variant in two steps: lower_variant clones, runs the pipeline and
+// the finisher, and sets out->lowered_hash (and r->lowered_hash, pipeline_ms,
+// finish_ms); jit_variant then JIT-compiles what lower_variant left.
+bool lower_variant(mqss_module *m, const char *pipeline,
+                   const mqss_measure_options *o, const entry_spec *e,
+                   int stage_base, compiled *out, mqss_measure_result *r);
+bool jit_variant(const mqss_measure_options *o, const entry_spec *e,
+                 int stage_base, compiled *c, mqss_measure_result *r);
 void compiled_free(compiled *c);
 // .text* bytes of the object file the JIT linked, or -1. Needs the object
 // kept: compile_variant keeps the candidate's when o->code_size is set.

@@ -213,13 +213,60 @@ static void test_concurrent_measure(void **state) {
   sqlite3 *db;
   assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
   sqlite3_stmt *q;
+  // 6 measurements, each stored under its pipeline and its lowered code.
   assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM measurements "
-                                      "WHERE status = 'ok'", -1, &q, NULL),
+                                      "WHERE status = 'ok' AND key NOT LIKE "
+                                      "'%;lowered=%'", -1, &q, NULL),
+                   SQLITE_OK);
+  assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+  assert_int_equal(sqlite3_column_int(q, 0), 6);
+  sqlite3_finalize(q);
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM measurements "
+                                      "WHERE status = 'ok' AND key LIKE "
+                                      "'%;lowered=%'", -1, &q, NULL),
                    SQLITE_OK);
   assert_int_equal(sqlite3_step(q), SQLITE_ROW);
   assert_int_equal(sqlite3_column_int(q, 0), 6);
   sqlite3_finalize(q);
   sqlite3_close(db);
+}
+
+// Pipelines that lower to the same code share one result through the second
+// key (the lowered code's hash): the second spelling is a hit of kind 2 with
+// the first one's run figures and its own lowering times; code that differs
+// is measured.
+static void test_lowered_code_hit(void **state) {
+  mqss_session *s = *state;
+  remove_db();
+  mqss_module *m = NULL;
+  assert_int_equal(mqss_module_parse_file(s, INPUTS "measure_add.mlir", &m), MQSS_OK);
+  mqss_measure_options o;
+  mqss_measure_options_init(&o);
+  o.warmup = 0;
+  o.repeat = 2;
+  o.code_size = 0;
+  o.cache_path = db_path;
+  mqss_measure_result r1, r2, r3, r4;
+  o.pipeline = "func.func(canonicalize),func.func(cse)";
+  assert_int_equal(mqss_measure(m, &o, &r1), MQSS_OK);
+  assert_int_equal(r1.status, MQSS_MEASURE_OK);
+  assert_int_equal(r1.cached, 0);
+  assert_true(r1.lowered_hash != 0);
+  o.pipeline = "func.func(canonicalize,cse)"; // another canonical text
+  assert_int_equal(mqss_measure(m, &o, &r2), MQSS_OK);
+  assert_int_equal(r2.cached, 2);
+  assert_true(r2.lowered_hash == r1.lowered_hash);
+  assert_true(r2.run_ms_median == r1.run_ms_median);
+  assert_true(r2.checksum == r1.checksum);
+  assert_int_equal(mqss_measure(m, &o, &r3), MQSS_OK);
+  assert_int_equal(r3.cached, 1); // now under its own pipeline too
+  assert_true(r3.run_ms_median == r1.run_ms_median);
+  o.pipeline = "func.func(convert-linalg-to-affine-loops)"; // other code
+  assert_int_equal(mqss_measure(m, &o, &r4), MQSS_OK);
+  assert_int_equal(r4.status, MQSS_MEASURE_OK);
+  assert_int_equal(r4.cached, 0);
+  assert_true(r4.lowered_hash != r1.lowered_hash);
+  mqss_module_destroy(m);
 }
 
 // ----------------------------------------------------------------------------
@@ -368,6 +415,7 @@ int main(void) {
       T(test_hit_and_no_cache),
       T(test_concurrent_writers),
       T(test_concurrent_measure),
+      T(test_lowered_code_hit),
       T(test_corrupt_rows),
       T(test_row_range_checks),
 #undef T
