@@ -5,6 +5,7 @@
 // Targets (issue 3): sandbox overhead <= 5 ms, cache hit <= 1 ms.
 #include "mqss/mqss.h"
 #include "internal.h"
+#include "measure/measure.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +31,26 @@ static void cpu_model(char *out, size_t len) {
     fclose(f);
 }
 
-// Times `n` measurements of `m` under `o`; returns the median wall time.
+// One measurement's wall time and where it went: the result's compile split
+// and the sandbox's own breakdown (sandbox_last_timing).
+enum { F_WALL, F_PIPELINE, F_FINISH, F_JIT, F_SETUP, F_FORK, F_START, F_LIMITS,
+       F_WORK, F_REPLY, F_TEARDOWN, F_CPU, F_FAULTS, NF };
+static const char *const field_names[NF] = {
+    "wall", "  pipeline (child)", "  finisher (child)", "  JIT (child)",
+    "  setup: pipe, tmpfile, reap", "  fork() call", "  fork -> child runs",
+    "  child limits", "  work (compile + run)", "  reply -> parent",
+    "  parse, reap, close", "work CPU time (user+sys)",
+    "work page faults (count)"};
+
+typedef struct {
+  double v[NF][256]; // (field, sample)
+  int n;
+} samples;
+
+// Times `n` measurements of `m` under `o` into `sm`; returns the median wall
+// time.
 static double time_measure(mqss_module *m, const mqss_measure_options *o, int n,
-                           int *bad) {
+                           int *bad, samples *sm) {
   double t[256];
   for (int i = 0; i < n; i++) {
     mqss_measure_result r;
@@ -41,8 +59,25 @@ static double time_measure(mqss_module *m, const mqss_measure_options *o, int n,
     t[i] = now_ms() - t0;
     if (st != MQSS_OK || r.status != MQSS_MEASURE_OK)
       (*bad)++;
+    if (sm && sm->n < 256) {
+      sandbox_timing tm;
+      sandbox_last_timing(&tm);
+      double f[NF] = {t[i], r.pipeline_ms, r.finish_ms, r.jit_ms, tm.setup_ms,
+                      tm.fork_ms, tm.start_ms, tm.limits_ms, tm.work_ms,
+                      tm.reply_ms, tm.teardown_ms, tm.work_cpu_ms,
+                      tm.work_faults};
+      for (int k = 0; k < NF; k++)
+        sm->v[k][sm->n] = f[k];
+      sm->n++;
+    }
   }
   return median_of(t, n);
+}
+
+static double field_median(samples *sm, int k) {
+  double tmp[256];
+  memcpy(tmp, sm->v[k], sizeof tmp[0] * (size_t)sm->n);
+  return median_of(tmp, sm->n);
 }
 
 int main(int argc, char **argv) {
@@ -76,23 +111,38 @@ int main(int argc, char **argv) {
   o.check_reference = 0; // one compile per measurement: overhead stands out
   int bad = 0;
   o.no_sandbox = 1;
-  time_measure(m, &o, 2, &bad); // warm the process up (first JIT, libraries)
-  double inproc = time_measure(m, &o, n, &bad);
+  time_measure(m, &o, 2, &bad, NULL); // warm up (first JIT, libraries)
+  samples *in = calloc(1, sizeof *in), *sb = calloc(1, sizeof *sb);
+  if (!in || !sb)
+    return 1;
+  double inproc = time_measure(m, &o, n, &bad, in);
   o.no_sandbox = 0;
-  double sandboxed = time_measure(m, &o, n, &bad);
+  double sandboxed = time_measure(m, &o, n, &bad, sb);
   printf("measurement in process:    %8.3f ms\n", inproc);
   printf("measurement in sandbox:    %8.3f ms\n", sandboxed);
   printf("sandbox overhead:          %8.3f ms   (target <= 5 ms) %s\n",
          sandboxed - inproc, sandboxed - inproc <= 5 ? "PASS" : "MISS");
+  printf("\nbreakdown (medians, ms)          in process    sandbox\n");
+  for (int k = 0; k < NF; k++) {
+    bool sandbox_only = k >= F_SETUP && k < F_CPU && k != F_WORK;
+    if (sandbox_only)
+      printf("%-30s %10s %10.3f\n", field_names[k], "-", field_median(sb, k));
+    else
+      printf("%-30s %10.3f %10.3f\n", field_names[k], field_median(in, k),
+             field_median(sb, k));
+  }
+  printf("\n");
+  free(in);
+  free(sb);
 
   // Paired: in process and sandboxed alternate, so load drift on a shared
   // machine hits both alike; the median of the per-pair differences.
   double diff[256];
   for (int i = 0; i < n; i++) {
     o.no_sandbox = 1;
-    double a = time_measure(m, &o, 1, &bad);
+    double a = time_measure(m, &o, 1, &bad, NULL);
     o.no_sandbox = 0;
-    diff[i] = time_measure(m, &o, 1, &bad) - a;
+    diff[i] = time_measure(m, &o, 1, &bad, NULL) - a;
   }
   printf("sandbox overhead, paired:  %8.3f ms   (median of %d interleaved "
          "pairs)\n", median_of(diff, n), n);
@@ -100,8 +150,8 @@ int main(int argc, char **argv) {
   char db[64];
   snprintf(db, sizeof db, "/tmp/mqss_bench_cache_%d.db", (int)getpid());
   o.cache_path = db;
-  time_measure(m, &o, 1, &bad); // fill
-  double hit = time_measure(m, &o, n, &bad);
+  time_measure(m, &o, 1, &bad, NULL); // fill
+  double hit = time_measure(m, &o, n, &bad, NULL);
   printf("cache hit:                 %8.3f ms   (target <= 1 ms) %s\n", hit,
          hit <= 1 ? "PASS" : "MISS");
   char p[96];

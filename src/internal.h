@@ -62,6 +62,23 @@ uint64_t fnv1a64(uint64_t h, const void *data, size_t len);
 void source_tree_path(char *out, size_t len, const char *here,
                       const char *self, const char *target);
 
+// Resource limits of a forked child (child_limits.c), applied right after
+// fork by the measurement sandbox and the training pool's task children.
+#define CHILD_DEFAULT_MEM_MB 4096
+typedef struct {
+  int timeout_ms;   // RLIMIT_CPU = timeout + 1 s (SIGXCPU), hard 1 s more; 0 = none
+  int mem_limit_mb; // RLIMIT_AS in MiB; 0 = none (not applied under sanitizers)
+  int cpu;          // core to pin the child to; -1 = none
+} child_limits;
+// Fatal signals (SIGSEGV, SIGXCPU, SIGXFSZ, ...) back to their default action
+// and unblocked, no core dumps, then the limits of `l`.
+void child_limits_apply(const child_limits *l);
+// Fatal signals back to their default action (after LLVM installed its own).
+void child_default_fatal_signals(void);
+// Caps the size of any file the process writes (RLIMIT_FSIZE soft limit:
+// SIGXFSZ beyond it) at `bytes`; 0 lifts the cap again (up to the hard limit).
+void child_output_limit(int64_t bytes);
+
 // Milliseconds on the monotonic clock (clock.c).
 double now_ms(void);
 // Sorts v (n) ascending (stats.c).

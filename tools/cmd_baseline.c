@@ -342,7 +342,7 @@ int cmd_baseline(int argc, char **argv) {
     workers = n;
   task_ctx tc = {s, dir, jobs, cache, vs_ref, check, timeout_ms};
   collect_ctx cc = {jobs, recs, have, 0, n};
-  pool_options po = {workers, 0, TASK_TIMEOUT_MS};
+  pool_options po = {workers, 0, TASK_TIMEOUT_MS, CHILD_DEFAULT_MEM_MB};
   worker_pool *pool = NULL;
   if (n > 0 && (pool_create(s, &po, baseline_task, &tc, &pool) != MQSS_OK ||
                 pool_run(pool, n, tasks, lens, on_record, on_done, &cc) !=

@@ -34,6 +34,7 @@ static bool parse_args(int argc, char **argv, measure_args *a) {
     INT_FLAG("--repeat", 1, 1000000, repeat)
     INT_FLAG("--timeout", 1, 86400000, timeout_ms)
     INT_FLAG("--mem", 0, 1 << 30, mem_limit_mb)
+    INT_FLAG("--output-limit", 0, 1 << 20, output_limit_mb)
     INT_FLAG("--pin", 0, 4095, cpu)
     INT_FLAG("--opt", 0, 3, opt_level)
 #undef INT_FLAG
@@ -113,6 +114,10 @@ static cJSON *result_json(const mqss_measure_result *r) {
     cJSON_AddNumberToObject(j, "signal", r->signal);
   cJSON_AddStringToObject(j, "entry", r->entry);
   cJSON_AddBoolToObject(j, "cached", r->cached);
+  if (r->lowered_hash) {
+    snprintf(hex, sizeof hex, "%016" PRIx64, r->lowered_hash);
+    cJSON_AddStringToObject(j, "lowered_hash", hex);
+  }
   cJSON_AddNumberToObject(j, "compile_ms", r->compile_ms);
   cJSON_AddNumberToObject(j, "pipeline_ms", r->pipeline_ms);
   cJSON_AddNumberToObject(j, "finish_ms", r->finish_ms);
@@ -148,7 +153,10 @@ static void print_text(const char *label, const mqss_measure_result *r) {
   if (r->message[0])
     printf("%smessage: %s\n", p, r->message);
   printf("%sentry: @%s\n", p, r->entry);
-  printf("%scached: %s\n", p, r->cached ? "yes" : "no");
+  printf("%scached: %s\n", p,
+         r->cached == 2 ? "yes (same lowered code as a stored pipeline)"
+         : r->cached  ? "yes"
+                      : "no");
   if (r->compile_ms > 0)
     printf("%scompile_ms: %.3f (pipeline %.3f, finish %.3f, jit %.3f)\n", p,
            r->compile_ms, r->pipeline_ms, r->finish_ms, r->jit_ms);
@@ -226,16 +234,22 @@ int cmd_measure(int argc, char **argv) {
       cJSON_AddNumberToObject(j, "min_gain", a.min_gain);
       cJSON_AddStringToObject(j, "verdict", ok ? mqss_ratio_verdict_name(
           mqss_ratio_verdict(v.ratio_lo, v.ratio_hi, a.min_gain)) : "failed");
+      cJSON_AddBoolToObject(j, "identical", v.identical);
     } else {
       print_text("A ", &v.a);
       print_text("B ", &v.b);
-      if (ok)
+      if (ok && v.identical)
+        printf("ratio B/A: median %.4f (identical lowered code: not timed, "
+               "%d pairs)\n", v.ratio_median, v.pairs);
+      else if (ok)
         printf("ratio B/A: median %.4f min %.4f max %.4f mad %.4f (%d pairs; "
                "> 1 means A is faster; %d call%s per sample, %d preempted "
                "pairs measured again)\n", v.ratio_median, v.ratio_min,
                v.ratio_max, v.ratio_mad, v.pairs, v.batch,
                v.batch == 1 ? "" : "s", v.discarded);
-      if (ok && v.ratio_lo <= 0)
+      if (ok && v.identical)
+        ; // nothing was timed: no interval
+      else if (ok && v.ratio_lo <= 0)
         printf("ratio B/A: %.4f (Hodges-Lehmann); no 95%% interval with "
                "under 6 pairs; verdict: within noise\n", v.ratio_hl);
       else if (ok)

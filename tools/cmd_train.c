@@ -104,7 +104,8 @@ int cmd_train(int argc, char **argv) {
     goto out;
   }
   if (rank > 0) { // an MPI rollout worker
-    pool_options po = {1, cfg.pin_workers, train_task_timeout_ms(&cfg)};
+    pool_options po = {1, cfg.pin_workers, train_task_timeout_ms(&cfg),
+                       CHILD_DEFAULT_MEM_MB};
     mpi_worker_serve(&po, episode_run, train_setup_episodes(setup), rank);
     goto out;
   }

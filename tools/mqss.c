@@ -52,6 +52,7 @@ static const cli_command commands[] = {
      "  --seed N           seed of the generated inputs (default 1)\n"
      "  --timeout MS       wall-clock limit of the child (default 30000)\n"
      "  --mem MB           address-space limit of the child (default 4096, 0 off)\n"
+     "  --output-limit MB  cap of the program's printed output (default 64, 0 off)\n"
      "  --pin CPU          pin the child to one core\n"
      "  --opt N            JIT optimisation level 0-3 (default 3)\n"
      "  --vs B             also measure pipeline B; run pairs A B, B A, ... in\n"

@@ -244,6 +244,10 @@ typedef struct {
   /// same signature (else UNSUPPORTED). NULL = the measured module (default).
   /// Borrowed for the call.
   const mqss_module *reference_module;
+  int output_limit_mb;    ///< cap of what the program writes (stdout, stderr)
+                          ///< in MiB, RLIMIT_FSIZE while it runs; beyond it the
+                          ///< child is CRASHED with signal SIGXFSZ; 0 = none
+                          ///< (default 64)
 } mqss_measure_options;
 
 /// Fills `opts` with the defaults documented on each field.
@@ -253,7 +257,10 @@ void mqss_measure_options_init(mqss_measure_options *opts);
 typedef struct {
   mqss_measure_status status;
   int signal;            ///< signal that killed the child when CRASHED, else 0
-  int cached;            ///< nonzero when the result came from the cache
+  int cached;            ///< nonzero when the result came from the cache:
+                         ///< 1 = this pipeline's row, 2 = the row of another
+                         ///< pipeline with the same lowered code (its run
+                         ///< figures; pipeline_ms and finish_ms are this one's)
   char entry[128];       ///< the function that was run
   double compile_ms;     ///< pipeline + finisher + JIT compilation
   double pipeline_ms;    ///< the pipeline alone
@@ -269,6 +276,11 @@ typedef struct {
   int64_t mismatch_index;///< WRONG_OUTPUT: flat element index, else -1
   double mismatch_got, mismatch_want; ///< the values at the mismatch
   char message[1024];    ///< human-readable detail; "" when OK
+  /// Hash of the module after the pipeline and the finisher (the printed
+  /// LLVM-dialect module without locations), 0 when it was not lowered.
+  /// Equal hashes mean identical code: the cache shares results between
+  /// pipelines that lower to it, and mqss_measure_vs() does not time them.
+  uint64_t lowered_hash;
 } mqss_measure_result;
 
 /// Measures `module` under `opts`: in a forked, resource-limited child it
@@ -305,6 +317,10 @@ typedef struct {
   /// (involuntary context switches; pairs under 20 ms only), at most
   /// 3 * pairs.
   int discarded;
+  /// Nonzero when A and B lowered to identical code (equal lowered_hash):
+  /// A was checked, B shares its verdict, the ratios are exactly 1 and
+  /// nothing was timed (pairs = 0, runs = 0).
+  int identical;
 } mqss_measure_vs_result;
 
 /// Default of the minimum relative gain that counts as faster (2%).

@@ -123,7 +123,7 @@ mqss_status mqss_env_rollout(mqss_env *env, const mqss_module *module,
   if (st != MQSS_OK)
     return st;
   rollout_ctx c = {env, module, env->baseline, opts->seed, fn, user};
-  pool_options po = {opts->workers, 0, opts->timeout_ms};
+  pool_options po = {opts->workers, 0, opts->timeout_ms, CHILD_DEFAULT_MEM_MB};
   worker_pool *pool = NULL;
   if ((st = pool_create(env->session, &po, episode_task, &c, &pool)))
     return st;

@@ -1,16 +1,63 @@
 // The measurement cache: one SQLite table in WAL mode mapping a key (module
-// hash, canonical pipeline text, measurement settings, MLIR version) to a
-// result. Several processes may read and write it at once; a busy timeout
-// serialises writers. It does not decide what is cacheable (measure.c does).
+// hash, canonical pipeline text or lowered-code hash, measurement settings,
+// MLIR version) to a result. Several processes may read and write it at
+// once; a busy timeout serialises writers. Every row carries a checksum over
+// its key and result and is range-checked when read: a corrupt row is a
+// miss, is deleted, and the next store writes it afresh. It does not decide
+// what is cacheable (measure.c does).
 #include "measure.h"
 
+#include <math.h>
 #include <mlir-c/Pass.h>
 #include <sqlite3.h>
 #include <string.h>
 #include <unistd.h>
 
-// Bump when mqss_measure_result changes layout: old rows then never match.
-#define CACHE_FORMAT 1
+// Bump when the row layout changes: old rows then never match.
+//   1: the result struct
+//   2: the result struct, then the FNV-1a checksum of key and result
+#define CACHE_FORMAT 2
+
+// ----------------------------------------------------------------------------
+// rows
+
+typedef struct {
+  mqss_measure_result r;
+  uint64_t checksum; // fnv1a64 over the key (with its NUL), then r
+} row;
+
+static uint64_t row_checksum(const char *key, const mqss_measure_result *r) {
+  uint64_t h = fnv1a64(FNV1A64_INIT, key, strlen(key) + 1);
+  return fnv1a64(h, r, sizeof *r);
+}
+
+static bool nonneg(double x) { return isfinite(x) && x >= 0; }
+
+// Range checks on top of the checksum: what the printers and callers rely on.
+static bool result_sane(const mqss_measure_result *r) {
+  return strcmp(mqss_measure_status_name(r->status), "unknown") != 0 &&
+         r->signal >= 0 && r->signal < 128 && r->cached >= 0 &&
+         r->cached <= 2 && memchr(r->entry, 0, sizeof r->entry) &&
+         memchr(r->message, 0, sizeof r->message) && nonneg(r->compile_ms) &&
+         nonneg(r->pipeline_ms) && nonneg(r->finish_ms) && nonneg(r->jit_ms) &&
+         r->text_bytes >= -1 && r->runs >= 0 && nonneg(r->run_ms_median) &&
+         nonneg(r->run_ms_min) && nonneg(r->run_ms_max) &&
+         nonneg(r->run_ms_mad) && r->num_values >= 0 &&
+         r->mismatch_output >= -1 && r->mismatch_index >= -1;
+}
+
+// Copies a stored blob into `r` when it is a valid row for `key`.
+bool cache_row_decode(const char *key, const void *blob, size_t len,
+                      mqss_measure_result *r) {
+  row w;
+  if (!blob || len != sizeof w)
+    return false;
+  memcpy(&w, blob, sizeof w);
+  if (w.checksum != row_checksum(key, &w.r) || !result_sane(&w.r))
+    return false;
+  *r = w.r;
+  return true;
+}
 
 // ----------------------------------------------------------------------------
 // canonical pipeline text
@@ -81,6 +128,16 @@ static mqss_status cache_open(mqss_session *s, const char *path, sqlite3 **out) 
 // ----------------------------------------------------------------------------
 // get / put
 
+static void delete_row(sqlite3 *db, const char *key) {
+  sqlite3_stmt *q = NULL;
+  if (sqlite3_prepare_v2(db, "DELETE FROM measurements WHERE key = ?1", -1, &q,
+                         NULL) == SQLITE_OK) {
+    sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+    sqlite3_step(q);
+  }
+  sqlite3_finalize(q);
+}
+
 mqss_status cache_get(mqss_session *s, const char *path, const char *key,
                       mqss_measure_result *r, bool *hit) {
   *hit = false;
@@ -91,13 +148,14 @@ mqss_status cache_get(mqss_session *s, const char *path, const char *key,
   sqlite3_stmt *q = NULL;
   int rc = sqlite3_prepare_v2(db, "SELECT result FROM measurements WHERE key = ?1",
                               -1, &q, NULL);
+  bool corrupt = false;
   if (rc == SQLITE_OK) {
     sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
     rc = sqlite3_step(q);
-    if (rc == SQLITE_ROW &&
-        sqlite3_column_bytes(q, 0) == (int)sizeof *r) {
-      memcpy(r, sqlite3_column_blob(q, 0), sizeof *r);
-      *hit = true;
+    if (rc == SQLITE_ROW) {
+      *hit = cache_row_decode(key, sqlite3_column_blob(q, 0),
+                              (size_t)sqlite3_column_bytes(q, 0), r);
+      corrupt = !*hit;
     }
     if (rc == SQLITE_ROW || rc == SQLITE_DONE)
       rc = SQLITE_OK;
@@ -106,12 +164,16 @@ mqss_status cache_get(mqss_session *s, const char *path, const char *key,
     st = fail(s, MQSS_ERR_IO, "cannot read the measurement cache '%s': %s",
               path, sqlite3_errmsg(db));
   sqlite3_finalize(q);
+  // A corrupt row is a miss; delete it so that the next store replaces it
+  // (failing that, on a read-only cache, it stays a miss).
+  if (corrupt)
+    delete_row(db, key);
   sqlite3_close(db);
   return st;
 }
 
-mqss_status cache_put(mqss_session *s, const char *path, const char *key,
-                      mqss_measure_result *r) {
+static mqss_status insert_row(mqss_session *s, const char *path,
+                              const char *key, const row *w) {
   sqlite3 *db;
   mqss_status st = cache_open(s, path, &db);
   if (st != MQSS_OK)
@@ -124,9 +186,10 @@ mqss_status cache_put(mqss_session *s, const char *path, const char *key,
                               -1, &q, NULL);
   if (rc == SQLITE_OK) {
     sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(q, 2, mqss_measure_status_name(r->status), -1, SQLITE_STATIC);
-    sqlite3_bind_double(q, 3, r->run_ms_median);
-    sqlite3_bind_blob(q, 4, r, (int)sizeof *r, SQLITE_STATIC);
+    sqlite3_bind_text(q, 2, mqss_measure_status_name(w->r.status), -1,
+                      SQLITE_STATIC);
+    sqlite3_bind_double(q, 3, w->r.run_ms_median);
+    sqlite3_bind_blob(q, 4, w, (int)sizeof *w, SQLITE_STATIC);
     rc = sqlite3_step(q);
     if (rc == SQLITE_DONE)
       rc = SQLITE_OK;
@@ -136,9 +199,31 @@ mqss_status cache_put(mqss_session *s, const char *path, const char *key,
               path, sqlite3_errmsg(db));
   sqlite3_finalize(q);
   sqlite3_close(db);
-  bool hit;
-  if (st == MQSS_OK) // another process may have stored it first: use theirs
-    st = cache_get(s, path, key, r, &hit);
+  return st;
+}
+
+mqss_status cache_put(mqss_session *s, const char *path, const char *key,
+                      mqss_measure_result *r) {
+  row w;
+  memset(&w, 0, sizeof w);
+  w.r = *r;
+  w.r.cached = 0;
+  w.checksum = row_checksum(key, &w.r);
+  // Another process may have stored it first: use theirs. When theirs was
+  // corrupt, cache_get deleted it: store ours once more.
+  mqss_status st = MQSS_OK;
+  bool hit = false;
+  for (int tries = 0; st == MQSS_OK && !hit && tries < 2; tries++) {
+    mqss_measure_result stored;
+    st = insert_row(s, path, key, &w);
+    if (st == MQSS_OK)
+      st = cache_get(s, path, key, &stored, &hit);
+    if (st == MQSS_OK && hit) {
+      int cached = r->cached;
+      *r = stored;
+      r->cached = cached;
+    }
+  }
   return st;
 }
 

@@ -2,18 +2,18 @@
 // pipeline and the finisher, JIT-compile with MLIR's ExecutionEngine, size the
 // host machine code, and call the entry through its packed wrapper with the
 // standard output captured. It does not fork or compare anything.
+#define _GNU_SOURCE // memfd_create
 #include "measure.h"
 
 #include <fcntl.h>
 #include <llvm-c/Core.h>
+#include <llvm-c/ExecutionEngine.h>
 #include <llvm-c/Object.h>
-#include <llvm-c/Target.h>
-#include <llvm-c/TargetMachine.h>
-#include <llvm-c/Transforms/PassBuilder.h>
-#include <mlir-c/Target/LLVMIR.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 static const char *const runner_libs[] = {
@@ -32,8 +32,38 @@ static mqss_measure_status pipeline_outcome(mqss_status st) {
   }
 }
 
+// MLIR's ExecutionEngine attaches LLVM's perf listener to every engine. That
+// listener is one object per process: on first use it creates
+// .debug/jit/llvm-IR-jit-DATE-XXXXXX in $JITDUMPDIR (else, as built here, in
+// the temporary directory) and copies every JIT's machine code and line
+// tables into it, and nothing ever removes it: one directory per sandbox
+// child. Unless the user set JITDUMPDIR (they want
+// perf's jitdump), the listener is made to fail its initialisation once,
+// quietly (its directory cannot be created under /dev/null; it reports that
+// on fd 2, which is pointed at /dev/null for the call), which turns it off
+// for the life of the process.
+static void perf_listener_off(void) {
+  if (getenv("JITDUMPDIR"))
+    return;
+  if (setenv("JITDUMPDIR", "/dev/null", 1) != 0)
+    return;
+  fflush(stderr);
+  int saved = dup(2), null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (saved >= 0 && null >= 0)
+    dup2(null, 2);
+  LLVMCreatePerfJITEventListener();
+  if (saved >= 0) {
+    dup2(saved, 2);
+    close(saved);
+  }
+  if (null >= 0)
+    close(null);
+  unsetenv("JITDUMPDIR");
+}
+
 static bool create_engine(compiled *c, const mqss_measure_options *o,
-                          const entry_spec *e, mqss_measure_result *r) {
+                          const entry_spec *e, bool keep_object,
+                          mqss_measure_result *r) {
   MlirStringRef libs[64];
   int n = 0;
   if (!o->no_runner_libs)
@@ -41,7 +71,10 @@ static bool create_engine(compiled *c, const mqss_measure_options *o,
       libs[n++] = mlirStringRefCreateFromCString(runner_libs[i]);
   for (int i = 0; i < o->num_shared_libs && n < 64; i++)
     libs[n++] = mlirStringRefCreateFromCString(o->shared_libs[i]);
-  c->ee = mlirExecutionEngineCreate(c->mod->mod, o->opt_level, n, libs, false);
+  static pthread_once_t listener_once = PTHREAD_ONCE_INIT;
+  pthread_once(&listener_once, perf_listener_off);
+  c->ee = mlirExecutionEngineCreate(c->mod->mod, o->opt_level, n, libs,
+                                    keep_object);
   if (mlirExecutionEngineIsNull(c->ee)) {
     r->status = MQSS_MEASURE_PASS_FAILED;
     set_message(r, "the JIT could not compile the lowered module of '%s' "
@@ -70,9 +103,10 @@ static bool create_engine(compiled *c, const mqss_measure_options *o,
   return true;
 }
 
-bool compile_variant(mqss_module *m, const char *pipeline,
-                     const mqss_measure_options *o, const entry_spec *e,
-                     int stage_base, compiled *c, mqss_measure_result *r) {
+bool lower_variant(mqss_module *m, const char *pipeline,
+                   const mqss_measure_options *o, const entry_spec *e,
+                   int stage_base, compiled *c, mqss_measure_result *r) {
+  (void)o;
   memset(c, 0, sizeof *c);
   mqss_session *s = m->session;
   c->mod = mqss_module_clone(m);
@@ -107,15 +141,32 @@ bool compile_variant(mqss_module *m, const char *pipeline,
                 "calling convention or removed the function)", e->name, got, want);
     return false;
   }
-  child_report_stage(stage_base + STAGE_JIT);
-  if (!create_engine(c, o, e, r))
-    return false;
-  double t3 = now_ms();
+  // The printed LLVM-dialect module without locations: what the JIT compiles.
+  c->lowered_hash = mqss_module_hash(c->mod);
+  r->lowered_hash = c->lowered_hash;
   r->pipeline_ms = t1 - t0;
   r->finish_ms = t2 - t1;
-  r->jit_ms = t3 - t2;
-  r->compile_ms = t3 - t0;
+  r->compile_ms = t2 - t0;
   return true;
+}
+
+bool jit_variant(const mqss_measure_options *o, const entry_spec *e,
+                 int stage_base, compiled *c, mqss_measure_result *r) {
+  child_report_stage(stage_base + STAGE_JIT);
+  double t2 = now_ms();
+  // The candidate's object is kept for text_bytes (the reference is not sized).
+  if (!create_engine(c, o, e, o->code_size && stage_base == 0, r))
+    return false;
+  r->jit_ms = now_ms() - t2;
+  r->compile_ms = r->pipeline_ms + r->finish_ms + r->jit_ms;
+  return true;
+}
+
+bool compile_variant(mqss_module *m, const char *pipeline,
+                     const mqss_measure_options *o, const entry_spec *e,
+                     int stage_base, compiled *c, mqss_measure_result *r) {
+  return lower_variant(m, pipeline, o, e, stage_base, c, r) &&
+         jit_variant(o, e, stage_base, c, r);
 }
 
 void compiled_free(compiled *c) {
@@ -128,67 +179,51 @@ void compiled_free(compiled *c) {
 // ----------------------------------------------------------------------------
 // machine-code size
 
-int64_t text_bytes(mqss_module *lowered, int opt_level) {
-  LLVMInitializeNativeTarget();
-  LLVMInitializeNativeAsmPrinter();
+static void read_all(int fd, strbuf *sb);
+
+// The JIT keeps a copy of the object file it linked (created with
+// keep_object); MLIR writes it to a file, here the memfd's /proc path. (Its
+// "-" goes to LLVM's buffered outs(), which nothing flushes.) Writing a file
+// makes LLVM install its signal handlers, to remove the file on a crash;
+// in a sandbox child they are reset to the defaults at once.
+int64_t text_bytes(const compiled *c) {
+  if (mlirExecutionEngineIsNull(c->ee))
+    return -1;
+  int fd = memfd_create("mqss-object", MFD_CLOEXEC);
+  if (fd < 0)
+    return -1;
+  char path[64];
+  snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+  mlirExecutionEngineDumpToObjectFile(c->ee, mlirStringRefCreateFromCString(path));
+  child_default_signals();
+  strbuf obj = {0};
+  read_all(fd, &obj);
+  close(fd);
   int64_t total = -1;
-  LLVMContextRef lc = LLVMContextCreate();
-  LLVMModuleRef lm =
-      mlirTranslateModuleToLLVMIR(mlirModuleGetOperation(lowered->mod), lc);
-  char *triple = LLVMGetDefaultTargetTriple();
-  char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
   char *err = NULL;
-  LLVMTargetRef target;
-  LLVMTargetMachineRef tm = NULL;
-  LLVMMemoryBufferRef obj = NULL;
-  if (!lm || LLVMGetTargetFromTriple(triple, &target, &err))
-    goto done;
-  LLVMCodeGenOptLevel cg = opt_level <= 0   ? LLVMCodeGenLevelNone
-                           : opt_level == 1 ? LLVMCodeGenLevelLess
-                           : opt_level == 2 ? LLVMCodeGenLevelDefault
-                                            : LLVMCodeGenLevelAggressive;
-  tm = LLVMCreateTargetMachine(target, triple, cpu, features, cg, LLVMRelocPIC,
-                               LLVMCodeModelDefault);
-  LLVMSetTarget(lm, triple);
-  LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
-  LLVMSetModuleDataLayout(lm, dl);
-  LLVMDisposeTargetData(dl);
-  char passes[32];
-  snprintf(passes, sizeof passes, "default<O%d>", opt_level < 0 ? 0 : opt_level > 3 ? 3 : opt_level);
-  LLVMPassBuilderOptionsRef pbo = LLVMCreatePassBuilderOptions();
-  LLVMErrorRef perr = LLVMRunPasses(lm, passes, tm, pbo);
-  LLVMDisposePassBuilderOptions(pbo);
-  if (perr) {
-    LLVMConsumeError(perr);
-    goto done;
+  LLVMMemoryBufferRef buf =
+      obj.len ? LLVMCreateMemoryBufferWithMemoryRange(obj.data, obj.len,
+                                                      "jit-object", 0)
+              : NULL;
+  LLVMBinaryRef bin = buf ? LLVMCreateBinary(buf, NULL, &err) : NULL;
+  if (bin) {
+    total = 0;
+    LLVMSectionIteratorRef si = LLVMObjectFileCopySectionIterator(bin);
+    for (; !LLVMObjectFileIsSectionIteratorAtEnd(bin, si);
+         LLVMMoveToNextSection(si)) {
+      const char *name = LLVMGetSectionName(si);
+      // The JIT uses the large code model: its code is in .ltext.
+      if (name && (!strncmp(name, ".text", 5) || !strncmp(name, ".ltext", 6)))
+        total += (int64_t)LLVMGetSectionSize(si);
+    }
+    LLVMDisposeSectionIterator(si);
+    LLVMDisposeBinary(bin);
   }
-  if (LLVMTargetMachineEmitToMemoryBuffer(tm, lm, LLVMObjectFile, &err, &obj))
-    goto done;
-  LLVMBinaryRef bin = LLVMCreateBinary(obj, lc, &err);
-  if (!bin)
-    goto done;
-  total = 0;
-  LLVMSectionIteratorRef si = LLVMObjectFileCopySectionIterator(bin);
-  for (; !LLVMObjectFileIsSectionIteratorAtEnd(bin, si); LLVMMoveToNextSection(si)) {
-    const char *name = LLVMGetSectionName(si);
-    if (name && !strncmp(name, ".text", 5))
-      total += (int64_t)LLVMGetSectionSize(si);
-  }
-  LLVMDisposeSectionIterator(si);
-  LLVMDisposeBinary(bin);
-done:
   if (err)
     LLVMDisposeMessage(err);
-  if (obj)
-    LLVMDisposeMemoryBuffer(obj);
-  if (tm)
-    LLVMDisposeTargetMachine(tm);
-  if (lm)
-    LLVMDisposeModule(lm);
-  LLVMDisposeMessage(triple);
-  LLVMDisposeMessage(cpu);
-  LLVMDisposeMessage(features);
-  LLVMContextDispose(lc);
+  if (buf)
+    LLVMDisposeMemoryBuffer(buf);
+  sb_free(&obj);
   return total;
 }
 
@@ -215,10 +250,12 @@ double run_once(const compiled *c, call_args *a, outputs *capture) {
   if (saved >= 0 && target >= 0)
     dup2(target, 1);
   call_args_reset(a);
+  child_program_output(true);
   double t0 = now_ms();
   c->fn(a->packed);
   double t1 = now_ms();
   fflush(stdout);
+  child_program_output(false);
   if (saved >= 0) {
     dup2(saved, 1);
     close(saved);

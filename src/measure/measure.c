@@ -44,13 +44,14 @@ void mqss_measure_options_init(mqss_measure_options *o) {
   o->repeat = 10;
   o->seed = 1;
   o->timeout_ms = 30000;
-  o->mem_limit_mb = 4096;
+  o->mem_limit_mb = CHILD_DEFAULT_MEM_MB;
   o->cpu = -1;
   o->opt_level = 3;
   o->check_reference = 1;
   o->rtol = 1e-4;
   o->atol = 1e-5;
   o->code_size = 1;
+  o->output_limit_mb = 64;
 }
 
 static void result_init(mqss_measure_result *r, const char *entry) {
@@ -72,7 +73,42 @@ typedef struct {
   const char *pipeline_b; // vs only
   const outputs *ref;     // cached reference outputs, or NULL: compute them
   int ref_fd;             // where a computed reference is written, or -1
+  uint64_t module_hash;   // mqss_module_hash(m), for cache keys
+  bool use_cache;         // look the lowered code up in o->cache_path
 } job;
+
+static void cache_key(uint64_t module_hash, const mqss_measure_options *o,
+                      const entry_spec *e, const char *canon, strbuf *key);
+
+// The second-level cache key: the lowered code's hash instead of the
+// pipeline, so that pipelines that lower to the same code share a row.
+static void lowered_key(const job *j, uint64_t lowered_hash, strbuf *key) {
+  char part[40];
+  snprintf(part, sizeof part, "lowered=%016" PRIx64, lowered_hash);
+  cache_key(j->module_hash, j->o, j->e, part, key);
+}
+
+// In the child, after lowering: the result stored for identical code, with
+// this pipeline's own lowering times. False on a miss.
+static bool lowered_lookup(const job *j, const compiled *c,
+                           mqss_measure_result *r) {
+  if (!j->use_cache)
+    return false;
+  strbuf key = {0};
+  lowered_key(j, c->lowered_hash, &key);
+  mqss_measure_result hit;
+  bool found = false;
+  cache_get(j->m->session, j->o->cache_path, key.data, &hit, &found);
+  sb_free(&key);
+  if (!found)
+    return false;
+  hit.pipeline_ms = r->pipeline_ms;
+  hit.finish_ms = r->finish_ms;
+  hit.compile_ms = hit.pipeline_ms + hit.finish_ms + hit.jit_ms;
+  hit.cached = 2;
+  *r = hit;
+  return true;
+}
 
 // ----------------------------------------------------------------------------
 // reference outputs, per process
@@ -339,11 +375,12 @@ static void measure_child(void *user, void *reply, size_t size) {
   if (checked && !j->ref && !reference_outputs(j, &a, &ref, r))
     goto done;
   const outputs *want = !checked ? NULL : j->ref ? j->ref : &ref;
-  if (!compile_variant(j->m, j->o->pipeline, j->o, j->e, 0, &c, r))
+  if (!lower_variant(j->m, j->o->pipeline, j->o, j->e, 0, &c, r) ||
+      lowered_lookup(j, &c, r) || !jit_variant(j->o, j->e, 0, &c, r))
     goto done;
   if (j->o->code_size) {
     child_report_stage(STAGE_CODE_SIZE);
-    r->text_bytes = text_bytes(c.mod, j->o->opt_level);
+    r->text_bytes = text_bytes(&c);
   }
   if (j->o->compile_only) { // compile-time samples: nothing is run
     r->status = MQSS_MEASURE_OK;
@@ -406,6 +443,31 @@ static long preemptions(void) {
   return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
 }
 
+// A and B lowered to the same code: A is compiled and checked once, B shares
+// its verdict (keeping its own lowering times), and the ratio is exactly 1
+// without timing: no noise can make identical code look faster or slower.
+static void identical_verdict(const job *j, compiled *ca, call_args *a,
+                              const outputs *want, mqss_measure_vs_result *v) {
+  v->identical = 1;
+  if (jit_variant(j->o, j->e, 0, ca, &v->a)) {
+    if (j->o->code_size) {
+      child_report_stage(STAGE_CODE_SIZE);
+      v->a.text_bytes = text_bytes(ca);
+    }
+    child_report_stage(STAGE_RUN);
+    if (check_run(j, ca, a, want, &v->a))
+      v->a.status = MQSS_MEASURE_OK;
+  }
+  mqss_measure_result b = v->a;
+  b.pipeline_ms = v->b.pipeline_ms;
+  b.finish_ms = v->b.finish_ms;
+  b.compile_ms = b.pipeline_ms + b.finish_ms + b.jit_ms;
+  v->b = b;
+  if (v->a.status == MQSS_MEASURE_OK)
+    v->ratio_median = v->ratio_min = v->ratio_max = v->ratio_hl = v->ratio_lo =
+        v->ratio_hi = v->ratio_conf = 1.0;
+}
+
 static void vs_child(void *user, void *reply, size_t size) {
   (void)size;
   const vs_job *vj = user;
@@ -447,10 +509,19 @@ static void vs_child(void *user, void *reply, size_t size) {
   bool ok[2];
   for (int s = 0; s < 2; s++) {
     p->side = VS_A + s;
-    ok[s] = compile_variant(j->m, pipe[s], j->o, j->e, 0, &c[s], side[s]);
+    ok[s] = lower_variant(j->m, pipe[s], j->o, j->e, 0, &c[s], side[s]);
+  }
+  if (ok[0] && ok[1] && c[0].lowered_hash == c[1].lowered_hash) {
+    p->side = VS_A;
+    identical_verdict(j, &c[0], &a, want, v);
+    goto done;
+  }
+  for (int s = 0; s < 2; s++) {
+    p->side = VS_A + s;
+    ok[s] = ok[s] && jit_variant(j->o, j->e, 0, &c[s], side[s]);
     if (ok[s] && j->o->code_size) {
       child_report_stage(STAGE_CODE_SIZE);
-      side[s]->text_bytes = text_bytes(c[s].mod, j->o->opt_level);
+      side[s]->text_bytes = text_bytes(&c[s]);
     }
     if (ok[s]) {
       child_report_stage(STAGE_RUN);
@@ -528,8 +599,8 @@ done:
 static mqss_status check_options(mqss_session *s, const mqss_measure_options *o) {
   // `!(x >= 0)` also refuses NaN tolerances, which would accept any output.
   if (o->repeat < 1 || o->warmup < 0 || o->timeout_ms < 1 || o->opt_level < 0 ||
-      o->opt_level > 3 || o->mem_limit_mb < 0 || !(o->rtol >= 0) ||
-      !(o->atol >= 0) || isinf(o->rtol) || isinf(o->atol) ||
+      o->opt_level > 3 || o->mem_limit_mb < 0 || o->output_limit_mb < 0 ||
+      !(o->rtol >= 0) || !(o->atol >= 0) || isinf(o->rtol) || isinf(o->atol) ||
       o->num_shared_libs < 0 || (o->num_shared_libs > 0 && !o->shared_libs))
     return fail(s, MQSS_ERR_INVALID_ARG,
                 "measure: invalid options (need repeat >= 1, warmup >= 0, "
@@ -587,13 +658,12 @@ static bool prepare(mqss_module *m, const mqss_measure_options *o,
   return true;
 }
 
-static void cache_key(mqss_module *m, const mqss_measure_options *o,
+static void cache_key(uint64_t module_hash, const mqss_measure_options *o,
                       const entry_spec *e, const char *canon, strbuf *key) {
   sb_printf(key, "v%d;%zu;%016" PRIx64 ";%s;entry=%s;warmup=%d;repeat=%d;"
             "seed=%" PRIu64 ";timeout=%d;mem=%d;opt=%d;check=%d;rtol=%.17g;"
             "atol=%.17g;size=%d;runner=%d;libs=",
-            cache_format(), sizeof(mqss_measure_result), mqss_module_hash(m),
-            canon, e->name, o->warmup, o->repeat, o->seed, o->timeout_ms,
+            cache_format(), sizeof(mqss_measure_result), module_hash, canon, e->name, o->warmup, o->repeat, o->seed, o->timeout_ms,
             o->mem_limit_mb, o->opt_level, o->check_reference, o->rtol, o->atol,
             o->code_size, !o->no_runner_libs);
   for (int i = 0; i < o->num_shared_libs; i++)
@@ -604,6 +674,7 @@ static void cache_key(mqss_module *m, const mqss_measure_options *o,
   if (o->reference_module && o->check_reference)
     sb_printf(key, ";reference=%016" PRIx64,
               mqss_module_hash(o->reference_module));
+  sb_printf(key, ";out=%d", o->output_limit_mb);
 }
 
 // Outcomes that depend on the machine's load or limits are not cached.
@@ -627,8 +698,9 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
   if (!prepare(m, o, o->pipeline, &e, &canon, out))
     goto done;
   bool use_cache = o->cache_path && !o->no_cache;
+  uint64_t mhash = use_cache ? mqss_module_hash(m) : 0;
   if (use_cache) {
-    cache_key(m, o, &e, canon.data, &key);
+    cache_key(mhash, o, &e, canon.data, &key);
     bool hit = false;
     st = cache_get(s, o->cache_path, key.data, out, &hit);
     if (st != MQSS_OK || hit) {
@@ -636,7 +708,7 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
       goto done;
     }
   }
-  job j = {m, o, &e, NULL, NULL, -1};
+  job j = {m, o, &e, NULL, NULL, -1, mhash, use_cache && !o->compile_only};
   strbuf rkey = {0};
   ref_prepare(&j, m, o, &e, &rkey);
   bool replied;
@@ -649,8 +721,16 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
   if (replied)
     *out = reply;
   snprintf(out->entry, sizeof out->entry, "%s", e.name);
-  if (use_cache && cacheable(out))
+  if (use_cache && cacheable(out)) {
+    // Also under the lowered code's hash, unless it came from there.
+    mqss_measure_result second = *out;
     st = cache_put(s, o->cache_path, key.data, out);
+    if (st == MQSS_OK && j.use_cache && second.lowered_hash && second.cached != 2) {
+      sb_clear(&key);
+      lowered_key(&j, second.lowered_hash, &key);
+      st = cache_put(s, o->cache_path, key.data, &second);
+    }
+  }
 done:
   sb_free(&canon);
   sb_free(&key);
@@ -685,7 +765,7 @@ mqss_status mqss_measure_vs(mqss_module *m, const mqss_measure_options *o,
   if (prog == MAP_FAILED)
     return fail(s, MQSS_ERR_INTERNAL, "measure: cannot map a shared page: %s",
                 strerror(errno));
-  vs_job vj = {{m, o, &e, pipeline_b, NULL, -1}, prog};
+  vs_job vj = {{m, o, &e, pipeline_b, NULL, -1, 0, false}, prog};
   strbuf rkey = {0};
   ref_prepare(&vj.j, m, o, &e, &rkey);
   bool replied;

@@ -128,6 +128,7 @@ typedef struct {
   mqss_module *mod; // lowered clone, owned
   MlirExecutionEngine ee;
   void (*fn)(void **);
+  uint64_t lowered_hash; // mqss_module_hash of the lowered module
 } compiled;
 
 // Clones `m`, runs `pipeline` (may be NULL) and the finisher, JIT-compiles.
@@ -137,9 +138,18 @@ typedef struct {
 bool compile_variant(mqss_module *m, const char *pipeline,
                      const mqss_measure_options *o, const entry_spec *e,
                      int stage_base, compiled *out, mqss_measure_result *r);
+// compile_variant in two steps: lower_variant clones, runs the pipeline and
+// the finisher, and sets out->lowered_hash (and r->lowered_hash, pipeline_ms,
+// finish_ms); jit_variant then JIT-compiles what lower_variant left.
+bool lower_variant(mqss_module *m, const char *pipeline,
+                   const mqss_measure_options *o, const entry_spec *e,
+                   int stage_base, compiled *out, mqss_measure_result *r);
+bool jit_variant(const mqss_measure_options *o, const entry_spec *e,
+                 int stage_base, compiled *c, mqss_measure_result *r);
 void compiled_free(compiled *c);
-// .text* bytes of the lowered module compiled for the host, or -1.
-int64_t text_bytes(mqss_module *lowered, int opt_level);
+// .text* bytes of the object file the JIT linked, or -1. Needs the object
+// kept: compile_variant keeps the candidate's when o->code_size is set.
+int64_t text_bytes(const compiled *c);
 // Runs the entry once with the arguments reset; with `capture` the standard
 // output goes to `capture->out`, else to /dev/null. Returns milliseconds.
 double run_once(const compiled *c, call_args *a, outputs *capture);
@@ -155,6 +165,13 @@ typedef enum {
 } child_stage;
 const char *stage_name(int stage);
 void child_report_stage(int stage);
+// In a sandbox child: fatal signals (SIGSEGV, SIGXCPU, SIGXFSZ, ...) back to
+// their default action, so they end the child; a no-op elsewhere.
+void child_default_signals(void);
+// In a sandbox child: caps the size of files written (the captured output)
+// at o->output_limit_mb while the program runs (`running`), and lifts the
+// cap afterwards; a no-op elsewhere.
+void child_program_output(bool running);
 
 // malloc/aligned_alloc for JIT-compiled code: in a sandbox child a failed
 // allocation reports OUT_OF_MEMORY and ends the child; in process it returns
@@ -173,6 +190,23 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
                         child_fn fn, void *user, void *reply, size_t reply_size,
                         bool *replied, mqss_measure_result *r);
 
+// Where the wall time of the calling thread's last sandbox_run went, in ms
+// on the monotonic clock (for bench/measure_overhead). In process, only
+// work_ms and total_ms are set.
+typedef struct {
+  double setup_ms;    // parent: pipe, capture file, flush, reaping
+  double fork_ms;     // parent: the fork() call
+  double start_ms;    // fork() called -> the child runs
+  double limits_ms;   // child: signals, rlimits, affinity
+  double work_ms;     // child: the work function
+  double reply_ms;    // child done -> parent has read the reply (EOF)
+  double teardown_ms; // parent: parse, reap or classify, close
+  double total_ms;
+  double work_faults; // page faults during the work function
+  double work_cpu_ms; // CPU time (user + system) of the work function
+} sandbox_timing;
+void sandbox_last_timing(sandbox_timing *out);
+
 // ----------------------------------------------------------------------------
 // cache (cache.c)
 
@@ -190,6 +224,10 @@ mqss_status cache_put(mqss_session *s, const char *path, const char *key,
                       mqss_measure_result *r);
 // Version of the stored row format, part of every key.
 int cache_format(void);
+// Copies a stored row (blob, len bytes) into `r` when its checksum matches
+// `key` and its fields are in range; false for a corrupt or foreign row.
+bool cache_row_decode(const char *key, const void *blob, size_t len,
+                      mqss_measure_result *r);
 
 // ----------------------------------------------------------------------------
 // small helpers (stats.c)

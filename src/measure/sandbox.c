@@ -1,17 +1,16 @@
 // The sandbox: runs one measurement function in a forked child with an
-// address-space limit (RLIMIT_AS), a CPU-time limit (RLIMIT_CPU), a wall-clock
-// timeout enforced by the parent, optional CPU pinning, and the child's
-// standard error captured. The child streams stage records and finally its
+// address-space limit (RLIMIT_AS), a CPU-time limit (RLIMIT_CPU), a cap on
+// the program's output (RLIMIT_FSIZE while it runs), a wall-clock timeout
+// enforced by the parent, optional CPU pinning, and the child's standard
+// error captured. The child streams stage records and finally its
 // reply over a pipe; whatever kills it, the parent turns into a structured
 // outcome. It knows nothing about MLIR.
 #define _GNU_SOURCE
 #include "measure.h"
-#include "util/sanitized.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,8 +22,14 @@
 // Pipe records, child to parent:
 //   'S' stage(1 byte)          entering a stage
 //   'O' size(8 bytes)          an allocation failed; the child exits
+//   'T' 5 doubles              child: entered, work began, work ended (ms),
+//                              and the work's minor faults and CPU ms
 //   'R' reply(reply_size)      the result; the child exits
 enum { EXIT_OOM = 86 };
+
+static _Thread_local sandbox_timing last_timing;
+
+void sandbox_last_timing(sandbox_timing *out) { *out = last_timing; }
 
 static int reply_fd = -1; // the child's write end; -1 in the parent
 
@@ -91,45 +96,54 @@ void *guarded_aligned_alloc(size_t align, size_t size) {
   return p;
 }
 
-static void set_limit(int resource, rlim_t soft, rlim_t hard) {
-  struct rlimit rl = {soft, hard};
-  setrlimit(resource, &rl);
+typedef struct {
+  double faults, cpu_ms;
+} usage;
+
+static usage usage_now(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (usage){(double)ru.ru_minflt + (double)ru.ru_majflt,
+                 (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+                     (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e-3};
+}
+
+// Fatal signals back to their defaults in a sandbox child (LLVM installs its
+// own handlers when it writes a file).
+void child_default_signals(void) {
+  if (reply_fd >= 0)
+    child_default_fatal_signals();
+}
+
+static int64_t output_cap; // bytes the program may write (RLIMIT_FSIZE); 0 = no cap
+
+void child_program_output(bool running) {
+  if (reply_fd >= 0 && output_cap > 0)
+    child_output_limit(running ? output_cap : 0);
 }
 
 static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
                        size_t reply_size, int errfd) {
+  double stamp[5] = {now_ms(), 0, 0, 0, 0};
   dup2(errfd, 2);
-  // Faults must kill the child, whatever handlers the host process installed
-  // (test frameworks and language runtimes catch SIGSEGV).
-  static const int fatal[] = {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT,
-                              SIGXCPU, SIGTRAP, SIGSYS};
-  for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-    signal(fatal[i], SIG_DFL);
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, NULL);
-  set_limit(RLIMIT_CORE, 0, 0);
-  rlim_t cpu_s = (rlim_t)(o->timeout_ms + 999) / 1000 + 1;
-  set_limit(RLIMIT_CPU, cpu_s, cpu_s + 1);
-#if !MQSS_SANITIZED
-  // Sanitizers reserve terabytes of shadow memory: an AS limit breaks them.
-  if (o->mem_limit_mb > 0) {
-    rlim_t bytes = (rlim_t)o->mem_limit_mb << 20;
-    set_limit(RLIMIT_AS, bytes, bytes);
-  }
-#endif
-  if (o->cpu >= 0) {
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(o->cpu, &set);
-    sched_setaffinity(0, sizeof set, &set);
-  }
+  child_limits_apply(&(child_limits){o->timeout_ms, o->mem_limit_mb, o->cpu});
+  output_cap = (int64_t)o->output_limit_mb << 20;
   child_report_stage(STAGE_START);
   // The reply is a struct: fill it at an aligned address, send it after 'R'.
   char *reply = calloc(1, reply_size ? reply_size : 1);
   if (!reply)
     report_oom(reply_size);
+  stamp[1] = now_ms();
+  usage u0 = usage_now();
   fn(user, reply, reply_size);
+  stamp[2] = now_ms();
+  usage u1 = usage_now();
+  stamp[3] = u1.faults - u0.faults;
+  stamp[4] = u1.cpu_ms - u0.cpu_ms;
+  char rec[1 + sizeof stamp];
+  rec[0] = 'T';
+  memcpy(rec + 1, stamp, sizeof stamp);
+  write_all(reply_fd, rec, sizeof rec);
   write_all(reply_fd, "R", 1);
   write_all(reply_fd, reply, reply_size);
   // Close the pipe before exiting: the parent sees EOF now, not after the
@@ -236,6 +250,13 @@ static void classify_death(const mqss_measure_options *o, int wst, bool timed_ou
     set_message(r, "timeout: no result after %d ms wall clock during %s; the "
                 "child was killed (raise --timeout if this is expected)",
                 o->timeout_ms, st);
+  } else if (WIFSIGNALED(wst) && WTERMSIG(wst) == SIGXFSZ) {
+    r->status = MQSS_MEASURE_CRASHED;
+    r->signal = SIGXFSZ;
+    set_message(r, "crashed: output limit: the program wrote more than %d MiB "
+                "(its standard output or error) during %s; raise "
+                "--output-limit (0 = none) if that is expected",
+                o->output_limit_mb, st);
   } else if (WIFSIGNALED(wst) && WTERMSIG(wst) == SIGXCPU) {
     r->status = MQSS_MEASURE_TIMEOUT;
     set_message(r, "timeout: CPU-time limit hit during %s", st);
@@ -263,9 +284,17 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
                         child_fn fn, void *user, void *reply, size_t reply_size,
                         bool *replied, mqss_measure_result *r) {
   *replied = false;
+  sandbox_timing *tm = &last_timing;
+  memset(tm, 0, sizeof *tm);
+  double t0 = now_ms();
   if (o->no_sandbox) {
+    usage u0 = usage_now();
     fn(user, reply, reply_size);
+    usage u1 = usage_now();
     *replied = true;
+    tm->work_ms = tm->total_ms = now_ms() - t0;
+    tm->work_faults = u1.faults - u0.faults;
+    tm->work_cpu_ms = u1.cpu_ms - u0.cpu_ms;
     return MQSS_OK;
   }
   int p[2];
@@ -278,6 +307,7 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
   }
   reap_exiting();
   fflush(NULL); // or the child would flush our buffered output a second time
+  double t1 = now_ms();
   pid_t pid = fork();
   if (pid < 0) {
     int e = errno;
@@ -291,11 +321,13 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
     reply_fd = p[1];
     child_main(o, fn, user, reply_size, fileno(errf));
   }
+  double t2 = now_ms();
   close(p[1]);
   strbuf data = {0};
   bool timed_out = false;
   read_child(p[0], pid, o->timeout_ms, &data, &timed_out);
   close(p[0]);
+  double t3 = now_ms(), stamp[5] = {t1, t1, t3, 0, 0};
   int stage = STAGE_START;
   bool oom = false;
   uint64_t oom_size = 0;
@@ -308,6 +340,9 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
       oom = true;
       memcpy(&oom_size, data.data + i + 1, 8);
       i += 9;
+    } else if (tag == 'T' && i + 1 + sizeof stamp <= data.len) {
+      memcpy(stamp, data.data + i + 1, sizeof stamp);
+      i += 1 + sizeof stamp;
     } else if (tag == 'R' && i + 1 + reply_size <= data.len) {
       memcpy(reply, data.data + i + 1, reply_size);
       *replied = true;
@@ -326,5 +361,16 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
   }
   sb_free(&data);
   fclose(errf);
+  double t4 = now_ms();
+  tm->setup_ms = t1 - t0;
+  tm->fork_ms = t2 - t1;
+  tm->start_ms = stamp[0] - t1;
+  tm->limits_ms = stamp[1] - stamp[0];
+  tm->work_ms = stamp[2] - stamp[1];
+  tm->reply_ms = t3 - stamp[2];
+  tm->teardown_ms = t4 - t3;
+  tm->total_ms = t4 - t0;
+  tm->work_faults = stamp[3];
+  tm->work_cpu_ms = stamp[4];
   return MQSS_OK;
 }

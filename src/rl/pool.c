@@ -132,6 +132,7 @@ typedef struct {
   pool_task_fn fn;
   void *user;
   int timeout_ms;
+  int mem_limit_mb;
 } serve_ctx;
 
 // Runs one task in a child and relays its records; returns the outcome.
@@ -149,10 +150,9 @@ static done_payload run_task(const serve_ctx *sc, int index, const void *params,
   }
   if (pid == 0) {
     prctl(PR_SET_PDEATHSIG, SIGKILL); // no orphan outlives its worker
-    // A fault must kill the child, whatever handlers the host installed.
-    static const int faults[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
-    for (size_t i = 0; i < sizeof faults / sizeof faults[0]; i++)
-      signal(faults[i], SIG_DFL);
+    // The measurement sandbox's limits (faults fatal, CPU time, address
+    // space); the worker is already pinned.
+    child_limits_apply(&(child_limits){sc->timeout_ms, sc->mem_limit_mb, -1});
     close(pfd[0]);
     sc->fn(sc->user, params, plen, task, tlen, emit_record, &pfd[1]);
     _exit(0);
@@ -195,6 +195,8 @@ static done_payload run_task(const serve_ctx *sc, int index, const void *params,
     ;
   if (timed_out)
     d = (done_payload){TASK_TIMEOUT, SIGKILL};
+  else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+    d = (done_payload){TASK_TIMEOUT, SIGXCPU}; // RLIMIT_CPU
   else if (WIFSIGNALED(status))
     d = (done_payload){TASK_CRASHED, WTERMSIG(status)};
   else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
@@ -214,7 +216,7 @@ void pool_serve(const pool_link *link, const pool_options *opts,
                 pool_task_fn fn, void *user, int worker) {
   if (opts->pin)
     pin_to_core(worker);
-  serve_ctx sc = {link, fn, user, opts->task_timeout_ms};
+  serve_ctx sc = {link, fn, user, opts->task_timeout_ms, opts->mem_limit_mb};
   void *params_msg = NULL; // the whole PARAMS message, payload inside
   const char *params = NULL;
   size_t plen = 0;

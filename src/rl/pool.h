@@ -45,7 +45,9 @@ typedef void (*pool_done_fn)(void *ctx, int index, task_status status,
 typedef struct {
   int workers;         // number of worker processes (>= 1)
   int pin;             // 1: pin worker i to core i % online cores
-  int task_timeout_ms; // wall-clock limit of one task (0 = none)
+  int task_timeout_ms; // wall-clock limit of one task (0 = none); also its
+                       // RLIMIT_CPU (timeout + 1 s)
+  int mem_limit_mb;    // RLIMIT_AS of a task's child in MiB (0 = none)
 } pool_options;
 
 // Forks local workers. `fn` and `user` are inherited by every worker (fork),

@@ -335,7 +335,8 @@ mqss_status train_run(mqss_session *s, train_setup *setup,
     st = pool_create_with_backend(s, &(pool_options){0}, o->remote, &tr.pool);
     tr.workers = o->remote->n;
   } else {
-    pool_options po = {cfg->num_workers, cfg->pin_workers, train_task_timeout_ms(cfg)};
+    pool_options po = {cfg->num_workers, cfg->pin_workers, train_task_timeout_ms(cfg),
+                       CHILD_DEFAULT_MEM_MB};
     st = pool_create(s, &po, episode_run, ec, &tr.pool);
     tr.workers = cfg->num_workers;
   }

@@ -1,6 +1,7 @@
 // Unit tests of the measurement cache: canonical pipeline keys, hits through
 // mqss_measure() (a hit does no compiling), --no-cache, and several processes
-// writing the same SQLite file at once with nothing lost or corrupted.
+// writing the same SQLite file at once with nothing lost or corrupted, and
+// corrupt rows (bit flips, wrong lengths, out-of-range fields) never trusted.
 // measure.h first: cmocka's fail() macro would clash with internal.h's fail().
 #include "measure/measure.h"
 
@@ -127,7 +128,7 @@ static void test_concurrent_writers(void **state) {
         char key[64];
         snprintf(key, sizeof key, "proc%d/key%d", p, k);
         bad += cache_put(s, db_path, key, &r) != MQSS_OK;
-        r.runs = -1;
+        r.runs = 0; // a valid row: corrupt ones are deleted when read
         bad += cache_put(s, db_path, "shared", &r) != MQSS_OK;
       }
       _exit(bad ? 1 : 0);
@@ -212,13 +213,199 @@ static void test_concurrent_measure(void **state) {
   sqlite3 *db;
   assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
   sqlite3_stmt *q;
+  // 6 measurements, each stored under its pipeline and its lowered code.
   assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM measurements "
-                                      "WHERE status = 'ok'", -1, &q, NULL),
+                                      "WHERE status = 'ok' AND key NOT LIKE "
+                                      "'%;lowered=%'", -1, &q, NULL),
+                   SQLITE_OK);
+  assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+  assert_int_equal(sqlite3_column_int(q, 0), 6);
+  sqlite3_finalize(q);
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM measurements "
+                                      "WHERE status = 'ok' AND key LIKE "
+                                      "'%;lowered=%'", -1, &q, NULL),
                    SQLITE_OK);
   assert_int_equal(sqlite3_step(q), SQLITE_ROW);
   assert_int_equal(sqlite3_column_int(q, 0), 6);
   sqlite3_finalize(q);
   sqlite3_close(db);
+}
+
+// Pipelines that lower to the same code share one result through the second
+// key (the lowered code's hash): the second spelling is a hit of kind 2 with
+// the first one's run figures and its own lowering times; code that differs
+// is measured.
+static void test_lowered_code_hit(void **state) {
+  mqss_session *s = *state;
+  remove_db();
+  mqss_module *m = NULL;
+  assert_int_equal(mqss_module_parse_file(s, INPUTS "measure_add.mlir", &m), MQSS_OK);
+  mqss_measure_options o;
+  mqss_measure_options_init(&o);
+  o.warmup = 0;
+  o.repeat = 2;
+  o.code_size = 0;
+  o.cache_path = db_path;
+  mqss_measure_result r1, r2, r3, r4;
+  o.pipeline = "func.func(canonicalize),func.func(cse)";
+  assert_int_equal(mqss_measure(m, &o, &r1), MQSS_OK);
+  assert_int_equal(r1.status, MQSS_MEASURE_OK);
+  assert_int_equal(r1.cached, 0);
+  assert_true(r1.lowered_hash != 0);
+  o.pipeline = "func.func(canonicalize,cse)"; // another canonical text
+  assert_int_equal(mqss_measure(m, &o, &r2), MQSS_OK);
+  assert_int_equal(r2.cached, 2);
+  assert_true(r2.lowered_hash == r1.lowered_hash);
+  assert_true(r2.run_ms_median == r1.run_ms_median);
+  assert_true(r2.checksum == r1.checksum);
+  assert_int_equal(mqss_measure(m, &o, &r3), MQSS_OK);
+  assert_int_equal(r3.cached, 1); // now under its own pipeline too
+  assert_true(r3.run_ms_median == r1.run_ms_median);
+  o.pipeline = "func.func(convert-linalg-to-affine-loops)"; // other code
+  assert_int_equal(mqss_measure(m, &o, &r4), MQSS_OK);
+  assert_int_equal(r4.status, MQSS_MEASURE_OK);
+  assert_int_equal(r4.cached, 0);
+  assert_true(r4.lowered_hash != r1.lowered_hash);
+  mqss_module_destroy(m);
+}
+
+// ----------------------------------------------------------------------------
+// corrupt rows
+
+static int64_t row_count(sqlite3 *db, const char *key) {
+  sqlite3_stmt *q;
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT count(*) FROM measurements "
+                                      "WHERE key = ?1", -1, &q, NULL), SQLITE_OK);
+  sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+  assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+  int64_t n = sqlite3_column_int64(q, 0);
+  sqlite3_finalize(q);
+  return n;
+}
+
+static void set_blob(sqlite3 *db, const char *key, const void *blob, int len) {
+  sqlite3_stmt *q;
+  assert_int_equal(sqlite3_prepare_v2(db, "INSERT OR REPLACE INTO measurements"
+                                      "(key, status, run_ms_median, result) "
+                                      "VALUES (?1, 'ok', 0, ?2)", -1, &q, NULL),
+                   SQLITE_OK);
+  sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+  sqlite3_bind_blob(q, 2, blob, len, SQLITE_STATIC);
+  assert_int_equal(sqlite3_step(q), SQLITE_DONE);
+  sqlite3_finalize(q);
+}
+
+static mqss_measure_result sample_result(void) {
+  mqss_measure_result r;
+  memset(&r, 0, sizeof r);
+  r.status = MQSS_MEASURE_WRONG_OUTPUT;
+  snprintf(r.entry, sizeof r.entry, "forward");
+  snprintf(r.message, sizeof r.message, "wrong_output: result 0 at index 3");
+  r.runs = 0;
+  r.text_bytes = 1234;
+  r.compile_ms = 12.5;
+  r.mismatch_output = 0;
+  r.mismatch_index = 3;
+  return r;
+}
+
+// Random bit flips anywhere in a stored row (1 to 4 bits, 300 trials) are all
+// detected: each read is a miss, deletes the row, and a store afterwards
+// writes a good one again. Rows of the wrong length are misses too.
+static void test_corrupt_rows(void **state) {
+  mqss_session *s = *state;
+  remove_db();
+  const char *key = "module/pipeline";
+  mqss_measure_result good = sample_result(), r;
+  assert_int_equal(cache_put(s, db_path, key, &good), MQSS_OK);
+  sqlite3 *db;
+  assert_int_equal(sqlite3_open(db_path, &db), SQLITE_OK);
+  sqlite3_stmt *q;
+  assert_int_equal(sqlite3_prepare_v2(db, "SELECT result FROM measurements "
+                                      "WHERE key = ?1", -1, &q, NULL), SQLITE_OK);
+  sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+  assert_int_equal(sqlite3_step(q), SQLITE_ROW);
+  int len = sqlite3_column_bytes(q, 0);
+  assert_true(len > (int)sizeof good);
+  unsigned char *blob = malloc((size_t)len), *bad = malloc((size_t)len);
+  memcpy(blob, sqlite3_column_blob(q, 0), (size_t)len);
+  sqlite3_finalize(q);
+  bool hit = false;
+  assert_int_equal(cache_get(s, db_path, key, &r, &hit), MQSS_OK);
+  assert_true(hit);
+  assert_string_equal(r.message, good.message);
+
+  uint64_t x = 0x9E3779B97F4A7C15ull; // xorshift64
+  for (int t = 0; t < 300; t++) {
+    memcpy(bad, blob, (size_t)len);
+    int flips = 1 + t % 4;
+    for (int f = 0; f < flips; f++) {
+      x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+      size_t bit = (size_t)(x % ((uint64_t)len * 8));
+      bad[bit / 8] ^= (unsigned char)(1u << (bit % 8));
+    }
+    if (!memcmp(bad, blob, (size_t)len))
+      continue; // two flips of one bit cancelled
+    set_blob(db, key, bad, len);
+    hit = true;
+    assert_int_equal(cache_get(s, db_path, key, &r, &hit), MQSS_OK);
+    if (hit)
+      fail_msg("trial %d: %d flipped bits were not detected", t, flips);
+    assert_int_equal(row_count(db, key), 0); // deleted
+  }
+  // Wrong lengths: truncated, and one byte more.
+  set_blob(db, key, blob, len - 1);
+  assert_int_equal(cache_get(s, db_path, key, &r, &hit), MQSS_OK);
+  assert_false(hit);
+  unsigned char *longer = calloc(1, (size_t)len + 1);
+  memcpy(longer, blob, (size_t)len);
+  set_blob(db, key, longer, len + 1);
+  assert_int_equal(cache_get(s, db_path, key, &r, &hit), MQSS_OK);
+  assert_false(hit);
+  // The intact row is still accepted; under another key it is not.
+  set_blob(db, key, blob, len);
+  assert_int_equal(cache_get(s, db_path, key, &r, &hit), MQSS_OK);
+  assert_true(hit);
+  set_blob(db, "another/key", blob, len);
+  assert_int_equal(cache_get(s, db_path, "another/key", &r, &hit), MQSS_OK);
+  assert_false(hit);
+  // A store over a corrupt row replaces it.
+  memcpy(bad, blob, (size_t)len);
+  bad[len / 2] ^= 0x10;
+  set_blob(db, key, bad, len);
+  r = good;
+  assert_int_equal(cache_put(s, db_path, key, &r), MQSS_OK);
+  assert_int_equal(cache_get(s, db_path, key, &r, &hit), MQSS_OK);
+  assert_true(hit);
+  assert_int_equal(r.text_bytes, good.text_bytes);
+  free(longer);
+  free(bad);
+  free(blob);
+  sqlite3_close(db);
+}
+
+// The checksum alone is not trusted: a row whose fields are out of range
+// (unterminated message, unknown status) is refused even with a checksum
+// that matches.
+static void test_row_range_checks(void **state) {
+  (void)state;
+  const char *key = "k";
+  struct {
+    mqss_measure_result r;
+    uint64_t checksum;
+  } w;
+  mqss_measure_result out;
+  for (int c = 0; c < 3; c++) {
+    memset(&w, 0, sizeof w);
+    w.r = sample_result();
+    if (c == 1)
+      memset(w.r.message, 'x', sizeof w.r.message); // no NUL
+    if (c == 2)
+      w.r.status = (mqss_measure_status)99;
+    uint64_t h = fnv1a64(FNV1A64_INIT, key, strlen(key) + 1);
+    w.checksum = fnv1a64(h, &w.r, sizeof w.r);
+    assert_int_equal(cache_row_decode(key, &w, sizeof w, &out), c == 0);
+  }
 }
 
 int main(void) {
@@ -228,6 +415,9 @@ int main(void) {
       T(test_hit_and_no_cache),
       T(test_concurrent_writers),
       T(test_concurrent_measure),
+      T(test_lowered_code_hit),
+      T(test_corrupt_rows),
+      T(test_row_range_checks),
 #undef T
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

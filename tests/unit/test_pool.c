@@ -1,8 +1,10 @@
 // Unit tests of the rollout worker pool: records stream back per task, a task
 // that segfaults, hangs or exits non-zero is reported as such while the pool
 // carries on, a worker that dies is replaced, parameters reach every worker,
-// and results do not depend on the number of workers.
+// and results do not depend on the number of workers. Task children run
+// under the measurement sandbox's limits (address space, CPU time).
 #include "rl/pool.h" // before cmocka: it defines a fail() macro
+#include "util/sanitized.h"
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,10 +14,12 @@
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
-enum { MAXT = 16 };
+enum { MAXT = 16, MEM_MB = 2048 };
 
 typedef struct {
   char rec[MAXT][256]; // concatenated records of each task
@@ -49,6 +53,19 @@ static void task_fn(void *user, const void *params, size_t plen,
     _exit(7);
   if (!strcmp(name, "killworker"))
     kill(getppid(), SIGKILL);
+  if (!strcmp(name, "limits")) { // the child's rlimits, and whether 3 GiB fit
+    struct rlimit as, cpu;
+    getrlimit(RLIMIT_AS, &as);
+    getrlimit(RLIMIT_CPU, &cpu);
+    void *big = malloc((size_t)3 << 30);
+    char r[96];
+    int len = snprintf(r, sizeof r, "AS=%lld,CPU=%lld,3GiB=%s",
+                       as.rlim_cur == RLIM_INFINITY ? -1LL
+                                                    : (long long)(as.rlim_cur >> 20),
+                       (long long)cpu.rlim_cur, big ? "yes" : "no");
+    free(big);
+    emit(emit_ctx, r, (size_t)len);
+  }
 }
 
 static void on_record(void *ctx, int index, const void *rec, size_t len) {
@@ -67,7 +84,8 @@ static void run(int workers, int ntasks, const char **tasks, results *r) {
   mqss_session *s;
   assert_int_equal(mqss_session_create(&s), MQSS_OK);
   worker_pool *p;
-  pool_options o = {.workers = workers, .pin = 1, .task_timeout_ms = 300};
+  pool_options o = {.workers = workers, .pin = 1, .task_timeout_ms = 300,
+                    .mem_limit_mb = MEM_MB};
   assert_int_equal(pool_create(s, &o, task_fn, NULL, &p), MQSS_OK);
   assert_int_equal(pool_set_params(p, "w1", 2), MQSS_OK);
   size_t lens[MAXT];
@@ -116,10 +134,26 @@ static void test_results_independent_of_worker_count(void **state) {
   assert_string_equal(two.rec[3], "d.0|w1;d.1|w1;d.2|w1;d.3|w1;");
 }
 
+// A task's child has the sandbox's limits: RLIMIT_AS = mem_limit_mb (so a
+// 3 GiB allocation fails under 2 GiB) and RLIMIT_CPU = timeout + 1 s, rounded
+// up to seconds (300 ms -> 2 s).
+static void test_task_limits(void **state) {
+  (void)state;
+  const char *tasks[] = {"limits 0"};
+  results r;
+  run(1, 1, tasks, &r);
+  assert_int_equal(r.status[0], TASK_OK);
+  if (MQSS_SANITIZED) // sanitizers need terabytes of address space: no AS limit
+    assert_string_equal(r.rec[0], "AS=-1,CPU=2,3GiB=yes");
+  else
+    assert_string_equal(r.rec[0], "AS=2048,CPU=2,3GiB=no");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_faults_are_contained),
       cmocka_unit_test(test_results_independent_of_worker_count),
+      cmocka_unit_test(test_task_limits),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
