@@ -12,9 +12,12 @@
 // ----------------------------------------------------------------------------
 // flags
 
+enum { MAX_SKIPS = 64 };
+
 typedef struct {
   const char *file, *vs, *libs;
   bool json;
+  const char *skips[MAX_SKIPS]; // --skip-output specs, (o.num_skip_outputs,)
   mqss_measure_options o;
 } measure_args;
 
@@ -48,6 +51,15 @@ static bool parse_args(int argc, char **argv, measure_args *a) {
       NEED_VALUE a->o.seed = strtoull(v, NULL, 0);
     } else if (!strcmp(f, "--rtol") || !strcmp(f, "--atol")) {
       NEED_VALUE *(f[2] == 'r' ? &a->o.rtol : &a->o.atol) = strtod(v, NULL);
+    } else if (!strcmp(f, "--skip-output")) {
+      NEED_VALUE if (a->o.num_skip_outputs == MAX_SKIPS) {
+        cli_error("measure: more than %d --skip-output flags", MAX_SKIPS);
+        return false;
+      }
+      a->skips[a->o.num_skip_outputs++] = v;
+      a->o.skip_outputs = a->skips;
+    } else if (!strcmp(f, "--ignore-schedule")) {
+      a->o.ignore_schedule = 1;
     } else if (!strcmp(f, "--json")) {
       a->json = true;
     } else if (!strcmp(f, "--no-cache")) {
@@ -110,14 +122,18 @@ static cJSON *result_json(const mqss_measure_result *r) {
   cJSON_AddStringToObject(j, "checksum", hex);
   cJSON_AddNumberToObject(j, "values", (double)r->num_values);
   cJSON_AddNumberToObject(j, "max_error", r->max_error);
+  cJSON_AddNumberToObject(j, "error_depth", r->error_depth);
+  cJSON_AddNumberToObject(j, "skipped_values", (double)r->skipped_values);
   if (r->status == MQSS_MEASURE_WRONG_OUTPUT) {
     cJSON *mm = cJSON_AddObjectToObject(j, "mismatch");
     cJSON_AddNumberToObject(mm, "output", r->mismatch_output);
     cJSON_AddNumberToObject(mm, "index", (double)r->mismatch_index);
     cJSON_AddNumberToObject(mm, "got", r->mismatch_got);
     cJSON_AddNumberToObject(mm, "want", r->mismatch_want);
+    cJSON_AddNumberToObject(mm, "allowed", r->mismatch_bound);
   }
   cJSON_AddStringToObject(j, "message", r->message);
+  cJSON_AddStringToObject(j, "notes", r->notes);
   return j;
 }
 
@@ -129,6 +145,8 @@ static void print_text(const char *label, const mqss_measure_result *r) {
   printf("\n");
   if (r->message[0])
     printf("%smessage: %s\n", p, r->message);
+  if (r->notes[0])
+    printf("%snotes: %s\n", p, r->notes);
   printf("%sentry: @%s\n", p, r->entry);
   printf("%scached: %s\n", p, r->cached ? "yes" : "no");
   if (r->compile_ms > 0)
@@ -143,6 +161,9 @@ static void print_text(const char *label, const mqss_measure_result *r) {
     printf("%schecksum: %016" PRIx64 "\n", p, r->checksum);
     printf("%svalues: %" PRId64 " (max error %.9g)\n", p, r->num_values,
            r->max_error);
+    if (r->error_depth > 0)
+      printf("%scheck: error model depth %.0f, %" PRId64 " values skipped\n",
+             p, r->error_depth, r->skipped_values);
   }
 }
 

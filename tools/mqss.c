@@ -53,7 +53,13 @@ static const cli_command commands[] = {
      "  --no-runner-libs   do not load MLIR's runner utils libraries\n"
      "  --cache PATH       SQLite result cache; --no-cache bypasses it\n"
      "  --no-check         do not compare with the reference\n"
-     "  --rtol X --atol X  float tolerance (default 1e-4, 1e-5)\n"
+     "  --rtol X --atol X  slack added to the error model's float bound\n"
+     "                     (default 1e-6, 1e-12; docs/MEASURE.md)\n"
+     "  --skip-output SPEC leave an output out of the check: result:N, arg:N,\n"
+     "                     line:N or line:N-M (stdout, from 1), stdout;\n"
+     "                     repeatable (clock outputs are skipped by themselves)\n"
+     "  --ignore-schedule  do not apply the module's @__transform_main (it is\n"
+     "                     applied to reference and candidate by default)\n"
      "  --no-code-size     skip the text_bytes computation\n"
      "  --json             print JSON\n",
      cmd_measure},

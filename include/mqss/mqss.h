@@ -226,6 +226,14 @@ typedef struct {
                           ///< (benchmarks and debugging only; a crash kills you)
   int compile_only;       ///< nonzero: compile (and size) only: no reference,
                           ///< no runs; status OK means it compiled (default 0)
+  /// Outputs the check leaves out (docs/MEASURE.md, "Skipping outputs"):
+  /// "result:N", "arg:N", "line:N" or "line:N-M" (stdout lines from 1),
+  /// "stdout". Borrowed; a spec that does not parse is MQSS_ERR_INVALID_ARG.
+  const char *const *skip_outputs;
+  int num_skip_outputs;   ///< length of skip_outputs
+  int ignore_schedule;    ///< nonzero: do not apply the module's embedded
+                          ///< @__transform_main (the finisher drops it and
+                          ///< the result's notes say so); default 0 = apply
 } mqss_measure_options;
 
 /// Fills `opts` with the defaults documented on each field.
@@ -251,6 +259,14 @@ typedef struct {
   int64_t mismatch_index;///< WRONG_OUTPUT: flat element index, else -1
   double mismatch_got, mismatch_want; ///< the values at the mismatch
   char message[1024];    ///< human-readable detail; "" when OK
+  double error_depth;    ///< rounding depth D of the check's error model
+                         ///< (docs/MEASURE.md); 0 when not checked
+  double mismatch_bound; ///< WRONG_OUTPUT: the error the model allowed there
+  int64_t skipped_values;///< values left out of the check (skipped outputs,
+                         ///< printed tokens on skipped lines)
+  /// What the check left out or changed, "" when nothing: skipped outputs
+  /// and why (clock, --skip-output), an applied or dropped transform schedule.
+  char notes[512];
 } mqss_measure_result;
 
 /// Measures `module` under `opts`: in a forked, resource-limited child it
