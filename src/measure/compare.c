@@ -139,6 +139,21 @@ static bool next_checked(tokens *t, const skip_set *a, const skip_set *b,
   return false;
 }
 
+bool text_equal(const char *a, size_t na, const char *b, size_t nb) {
+  tokens ta = {a, a + na, 1}, tb = {b, b + nb, 1};
+  const char *x, *y;
+  size_t lx, ly;
+  for (;;) {
+    bool hx, hy;
+    do hx = next_token(&ta, &x, &lx); while (hx && token_hex(x, lx));
+    do hy = next_token(&tb, &y, &ly); while (hy && token_hex(y, ly));
+    if (!hx || !hy)
+      return hx == hy;
+    if (lx != ly || memcmp(x, y, lx))
+      return false;
+  }
+}
+
 static bool token_number(const char *tok, size_t len, double *v) {
   char buf[64];
   if (len >= sizeof buf)

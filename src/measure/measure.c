@@ -373,7 +373,7 @@ static bool check_run(const job *j, const compiled *c, call_args *a,
     r->error_depth = ref->depth;
     r->skipped_values = cr.skipped;
     strbuf notes = {0};
-    skip_describe(&ref->clock, "they depend on the clock", &notes);
+    skip_describe(&ref->clock, "clock-dependent", &notes);
     skip_describe(j->skip, "--skip-output", &notes);
     add_note(r, &notes);
     sb_free(&notes);

@@ -173,6 +173,8 @@ double error_bound(double want, double mag, double floor, double u,
 void outputs_compare(const outputs *got, const reference *ref,
                      const skip_set *user, double rtol, double atol,
                      compare_result *r);
+// True when two printed texts have the same tokens, pointers aside.
+bool text_equal(const char *a, size_t na, const char *b, size_t nb);
 uint64_t outputs_checksum(const outputs *o);
 
 // ----------------------------------------------------------------------------

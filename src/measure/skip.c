@@ -134,7 +134,7 @@ void skip_from_probe(skip_set *s, const outputs *a, const outputs *b) {
     if (!ha)
       return;
     line++;
-    if (na != nb || memcmp(la, lb, na))
+    if (!text_equal(la, na, lb, nb))
       add_line(s, line);
   }
 }
