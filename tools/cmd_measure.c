@@ -12,12 +12,10 @@
 // ----------------------------------------------------------------------------
 // flags
 
-enum { MAX_SKIPS = 64 };
-
 typedef struct {
   const char *file, *vs, *libs;
   bool json;
-  const char *skips[MAX_SKIPS]; // --skip-output specs, (o.num_skip_outputs,)
+  check_cli check; // --skip-output, --ignore-schedule
   mqss_measure_options o;
 } measure_args;
 
@@ -51,15 +49,9 @@ static bool parse_args(int argc, char **argv, measure_args *a) {
       NEED_VALUE a->o.seed = strtoull(v, NULL, 0);
     } else if (!strcmp(f, "--rtol") || !strcmp(f, "--atol")) {
       NEED_VALUE *(f[2] == 'r' ? &a->o.rtol : &a->o.atol) = strtod(v, NULL);
-    } else if (!strcmp(f, "--skip-output")) {
-      NEED_VALUE if (a->o.num_skip_outputs == MAX_SKIPS) {
-        cli_error("measure: more than %d --skip-output flags", MAX_SKIPS);
+    } else if ((x = check_cli_option(&a->check, "measure", argc, argv, &i))) {
+      if (x < 0)
         return false;
-      }
-      a->skips[a->o.num_skip_outputs++] = v;
-      a->o.skip_outputs = a->skips;
-    } else if (!strcmp(f, "--ignore-schedule")) {
-      a->o.ignore_schedule = 1;
     } else if (!strcmp(f, "--json")) {
       a->json = true;
     } else if (!strcmp(f, "--no-cache")) {
@@ -85,6 +77,7 @@ static bool parse_args(int argc, char **argv, measure_args *a) {
     cli_error("measure: no input file; usage: mqss measure FILE --pipeline TEXT");
     return false;
   }
+  check_cli_apply(&a->check, &a->o);
   return true;
 }
 

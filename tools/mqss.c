@@ -200,6 +200,7 @@ static const cli_command commands[] = {
      "  --cache PATH      SQLite measurement cache (default none)\n"
      "  --catalog PATH    action catalog (default data/catalog.yaml)\n"
      "  --no-code-size    skip the text_bytes computation of each measurement\n"
+     "  --skip-output SPEC, --ignore-schedule   output check, as in measure\n"
      "  --json            print JSON, with the per-evaluation trace\n"
      "  --trace           print the per-evaluation trace (text output)\n"
      "  -v, --verbose     print each evaluation to stderr as it finishes\n",
@@ -242,6 +243,9 @@ static const cli_command commands[] = {
      "  --baseline PIPE           fallback pipeline (default \"\")\n"
      "  --cache-dir DIR           measure.sqlite + bad_sequences.jsonl\n"
      "  --seed N                  input seed of the check (default 1)\n"
+     "  --skip-output SPEC        leave an output out of the check (as in\n"
+     "                            measure; repeatable)\n"
+     "  --ignore-schedule         check without the module's @__transform_main\n"
      "  -o OUT                    output file, .mlir / .ll / .o\n",
      cmd_compile},
     {"explain", "top features behind a policy's preference for an action",
@@ -282,6 +286,7 @@ static const cli_command commands[] = {
      "                          selection settings, as in select\n"
      "  --out DIR               write report.md, report.html, report.json, PNGs\n"
      "  --json                  print JSON (every module and the aggregate)\n"
+     "  --skip-output SPEC, --ignore-schedule   output check, as in measure\n"
      "  -q, --quiet             no progress on stderr\n",
      cmd_eval},
     {"train", "train a policy with PPO on a corpus (local workers or MPI)",

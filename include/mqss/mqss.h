@@ -979,7 +979,13 @@ typedef struct {
   int timeout_ms;        ///< limit of the check's sandbox child (default 30000)
   int mem_limit_mb;      ///< its address-space limit in MiB; 0 = none (default
                          ///< 4096; sanitizer builds need 0)
-  double rtol, atol;     ///< output tolerance (default 1e-4, 1e-5)
+  double rtol, atol;     ///< slack on top of the output check's error model
+                         ///< (default 1e-6, 1e-12, as mqss_measure_options)
+  /// Outputs the check leaves out, as mqss_measure_options.skip_outputs
+  /// (borrowed).
+  const char *const *skip_outputs;
+  int num_skip_outputs;  ///< length of skip_outputs
+  int ignore_schedule;   ///< as mqss_measure_options.ignore_schedule
 } mqss_guard_options;
 
 /// Fills `opts` with the defaults documented on each field.
