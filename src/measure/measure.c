@@ -675,9 +675,14 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
   entry_spec e;
   strbuf canon = {0}, key = {0};
   skip_set skip = {0};
+  char err[256];
   if ((st = parse_skips(s, o, &skip)) != MQSS_OK ||
       !prepare(m, o, o->pipeline, &e, &canon, out))
     goto done;
+  if (!skip_fits(&skip, &e, err, sizeof err)) {
+    st = fail(s, MQSS_ERR_INVALID_ARG, "measure: %s", err);
+    goto done;
+  }
   bool use_cache = o->cache_path && !o->no_cache;
   if (use_cache) {
     cache_key(m, o, &e, canon.data, &key);
@@ -730,9 +735,12 @@ mqss_status mqss_measure_vs(mqss_module *m, const mqss_measure_options *o,
   bool ok_a = prepare(m, o, o->pipeline, &e, &canon, &out->a);
   bool ok_b = prepare(m, o, pipeline_b, &e, &canon, &out->b);
   sb_free(&canon);
-  if (!ok_a || !ok_b) {
+  char err[256];
+  if (ok_a && ok_b && !skip_fits(&skip, &e, err, sizeof err))
+    st = fail(s, MQSS_ERR_INVALID_ARG, "measure: %s", err);
+  if (!ok_a || !ok_b || st != MQSS_OK) {
     skip_free(&skip);
-    return MQSS_OK;
+    return st;
   }
   job j = {m, o, &e, pipeline_b, NULL, -1, &skip};
   strbuf rkey = {0};

@@ -127,6 +127,9 @@ bool skip_parse(skip_set *s, const char *spec, char *err, size_t errlen);
 // Adds the outputs and lines that differ between runs `a` and `b` (all of
 // stdout when they printed a different number of lines).
 void skip_from_probe(skip_set *s, const outputs *a, const outputs *b);
+// False with `err` set when `s` names a result or argument `e` lacks.
+bool skip_fits(const skip_set *s, const entry_spec *e, char *err,
+               size_t errlen);
 bool skip_output(const skip_set *s, const output_buf *b); // s may be NULL
 bool skip_line(const skip_set *s, int64_t line);          // from 1
 bool skip_empty(const skip_set *s);

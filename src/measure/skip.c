@@ -99,6 +99,24 @@ bool skip_parse(skip_set *s, const char *spec, char *err, size_t errlen) {
   return true;
 }
 
+bool skip_fits(const skip_set *s, const entry_spec *e, char *err,
+               size_t errlen) {
+  for (int n = 0; n < 64; n++) {
+    if ((s->results >> n) & 1 && n >= e->nresults) {
+      snprintf(err, errlen, "--skip-output result:%d: @%s has %d result%s", n,
+               e->name, e->nresults, e->nresults == 1 ? "" : "s");
+      return false;
+    }
+    if ((s->args >> n) & 1 &&
+        (n >= e->nargs || !e->args[n].shaped || e->args[n].tensor)) {
+      snprintf(err, errlen, "--skip-output arg:%d: argument %d of @%s is not "
+               "an output (only memref arguments are)", n, n, e->name);
+      return false;
+    }
+  }
+  return true;
+}
+
 // ----------------------------------------------------------------------------
 // the clock probe
 
