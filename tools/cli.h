@@ -94,4 +94,18 @@ void policy_cli_select_options(const policy_cli *o, mqss_select_options *so);
 // Prints what an isolated selection avoided, if anything, on stderr.
 void policy_cli_print_notes(const mqss_selection *sel);
 
+// The output-check flags of the measuring commands (tools/check_cli.c).
+enum { CHECK_CLI_MAX_SKIPS = 64 };
+typedef struct {
+  const char *skips[CHECK_CLI_MAX_SKIPS]; // --skip-output specs, (num_skips,)
+  int num_skips;
+  int ignore_schedule;                    // --ignore-schedule
+} check_cli;
+// Consumes --skip-output SPEC or --ignore-schedule at argv[*i]: 1 consumed,
+// 0 not, -1 error printed. `cmd` names the command in messages.
+int check_cli_option(check_cli *c, const char *cmd, int argc, char **argv,
+                     int *i);
+// Points `o`'s skip_outputs into `c` (which must outlive `o`'s use).
+void check_cli_apply(const check_cli *c, mqss_measure_options *o);
+
 #endif // MQSS_CLI_H

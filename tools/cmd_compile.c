@@ -12,8 +12,11 @@ int cmd_compile(int argc, char **argv) {
   policy_cli o = {0};
   const char *file = NULL, *out = NULL, *baseline = NULL;
   bool guard = false;
+  check_cli check = {0}; // --skip-output, --ignore-schedule (with --guard)
   for (int i = 1; i < argc; i++) {
     int r = policy_cli_option(&o, argc, argv, &i);
+    if (r == 0)
+      r = check_cli_option(&check, "compile", argc, argv, &i);
     if (r < 0)
       return 1;
     if (r)
@@ -45,6 +48,9 @@ int cmd_compile(int argc, char **argv) {
     mqss_guard_options_init(&go);
     go.baseline = baseline;
     go.cache_dir = o.cache_dir;
+    go.skip_outputs = check.num_skips ? check.skips : NULL;
+    go.num_skip_outputs = check.num_skips;
+    go.ignore_schedule = check.ignore_schedule;
     if (o.seed)
       go.seed = o.seed;
     mqss_guard_report r;

@@ -20,6 +20,7 @@ typedef struct {
   const char *inputs[256];
   int n_inputs, fixed_sample, max_steps;
   bool json, quiet, allow_mismatch;
+  check_cli check; // --skip-output, --ignore-schedule
   eval_settings set;
 } eval_args;
 
@@ -77,6 +78,11 @@ static bool parse_args(int argc, char **argv, eval_args *a) {
     INT("--max-steps", 0, 1000, max_steps)
 #undef STR
 #undef INT
+    int c = check_cli_option(&a->check, "eval", argc, argv, &i);
+    if (c < 0)
+      return false;
+    if (c > 0)
+      continue;
     if (!strcmp(f, "--seed")) {
       VALUE();
       a->set.measure.seed = strtoull(v, NULL, 0);
@@ -129,6 +135,7 @@ static bool parse_args(int argc, char **argv, eval_args *a) {
       return false;
     }
   }
+  check_cli_apply(&a->check, &a->set.measure);
   if (a->max_steps)
     a->set.select.max_steps = a->max_steps;
   a->set.select.cache_dir = a->cache_dir;

@@ -17,6 +17,7 @@ typedef struct {
   const char *file, *vs, *libs;
   bool json;
   double min_gain; // --vs: relative gain the interval must clear
+  check_cli check; // --skip-output, --ignore-schedule
   mqss_measure_options o;
 } measure_args;
 
@@ -67,6 +68,9 @@ static bool parse_args(int argc, char **argv, measure_args *a) {
         cli_error("measure: --min-gain expects a number in [0, 1), got '%s'", v);
         return false;
       }
+    } else if ((x = check_cli_option(&a->check, "measure", argc, argv, &i))) {
+      if (x < 0)
+        return false;
     } else if (!strcmp(f, "--json")) {
       a->json = true;
     } else if (!strcmp(f, "--no-cache")) {
@@ -92,6 +96,7 @@ static bool parse_args(int argc, char **argv, measure_args *a) {
     cli_error("measure: no input file; usage: mqss measure FILE --pipeline TEXT");
     return false;
   }
+  check_cli_apply(&a->check, &a->o);
   return true;
 }
 
@@ -133,14 +138,18 @@ static cJSON *result_json(const mqss_measure_result *r) {
   cJSON_AddStringToObject(j, "checksum", hex);
   cJSON_AddNumberToObject(j, "values", (double)r->num_values);
   cJSON_AddNumberToObject(j, "max_error", r->max_error);
+  cJSON_AddNumberToObject(j, "error_depth", r->error_depth);
+  cJSON_AddNumberToObject(j, "skipped_values", (double)r->skipped_values);
   if (r->status == MQSS_MEASURE_WRONG_OUTPUT) {
     cJSON *mm = cJSON_AddObjectToObject(j, "mismatch");
     cJSON_AddNumberToObject(mm, "output", r->mismatch_output);
     cJSON_AddNumberToObject(mm, "index", (double)r->mismatch_index);
     cJSON_AddNumberToObject(mm, "got", r->mismatch_got);
     cJSON_AddNumberToObject(mm, "want", r->mismatch_want);
+    cJSON_AddNumberToObject(mm, "allowed", r->mismatch_bound);
   }
   cJSON_AddStringToObject(j, "message", r->message);
+  cJSON_AddStringToObject(j, "notes", r->notes);
   return j;
 }
 
@@ -152,6 +161,8 @@ static void print_text(const char *label, const mqss_measure_result *r) {
   printf("\n");
   if (r->message[0])
     printf("%smessage: %s\n", p, r->message);
+  if (r->notes[0])
+    printf("%snotes: %s\n", p, r->notes);
   printf("%sentry: @%s\n", p, r->entry);
   printf("%scached: %s\n", p,
          r->cached == 2 ? "yes (same lowered code as a stored pipeline)"
@@ -169,6 +180,9 @@ static void print_text(const char *label, const mqss_measure_result *r) {
     printf("%schecksum: %016" PRIx64 "\n", p, r->checksum);
     printf("%svalues: %" PRId64 " (max error %.9g)\n", p, r->num_values,
            r->max_error);
+    if (r->error_depth > 0)
+      printf("%scheck: error model depth %.0f, %" PRId64 " values skipped\n",
+             p, r->error_depth, r->skipped_values);
   }
 }
 

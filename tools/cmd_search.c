@@ -14,6 +14,7 @@
 typedef struct {
   const char *file, *catalog;
   bool json, verbose, trace;
+  check_cli check; // --skip-output, --ignore-schedule
   mqss_search_options o;
 } search_args;
 
@@ -57,6 +58,9 @@ static bool parse_args(int argc, char **argv, search_args *a) {
       NEED_VALUE a->catalog = v;
     } else if (!strcmp(f, "--no-code-size")) {
       a->o.measure.code_size = 0;
+    } else if ((x = check_cli_option(&a->check, "search", argc, argv, &i))) {
+      if (x < 0)
+        return false;
     } else if (!strcmp(f, "--json")) {
       a->json = true;
     } else if (!strcmp(f, "--trace")) {
@@ -79,6 +83,7 @@ static bool parse_args(int argc, char **argv, search_args *a) {
               "--budget N FILE");
     return false;
   }
+  check_cli_apply(&a->check, &a->o.measure);
   return true;
 }
 

@@ -64,7 +64,13 @@ static const cli_command commands[] = {
      "  --no-runner-libs   do not load MLIR's runner utils libraries\n"
      "  --cache PATH       SQLite result cache; --no-cache bypasses it\n"
      "  --no-check         do not compare with the reference\n"
-     "  --rtol X --atol X  float tolerance (default 1e-4, 1e-5)\n"
+     "  --rtol X --atol X  slack added to the error model's float bound\n"
+     "                     (default 1e-6, 1e-12; docs/MEASURE.md)\n"
+     "  --skip-output SPEC leave an output out of the check: result:N, arg:N,\n"
+     "                     line:N or line:N-M (stdout, from 1), stdout;\n"
+     "                     repeatable (clock outputs are skipped by themselves)\n"
+     "  --ignore-schedule  do not apply the module's @__transform_main (it is\n"
+     "                     applied to reference and candidate by default)\n"
      "  --no-code-size     skip the text_bytes computation\n"
      "  --json             print JSON\n",
      cmd_measure},
@@ -215,6 +221,7 @@ static const cli_command commands[] = {
      "  --cache PATH      SQLite measurement cache (default none)\n"
      "  --catalog PATH    action catalog (default data/catalog.yaml)\n"
      "  --no-code-size    skip the text_bytes computation of each measurement\n"
+     "  --skip-output SPEC, --ignore-schedule   output check, as in measure\n"
      "  --json            print JSON, with the per-evaluation trace\n"
      "  --trace           print the per-evaluation trace (text output)\n"
      "  -v, --verbose     print each evaluation to stderr as it finishes\n",
@@ -257,6 +264,9 @@ static const cli_command commands[] = {
      "  --baseline PIPE           fallback pipeline (default \"\")\n"
      "  --cache-dir DIR           measure.sqlite + bad_sequences.jsonl\n"
      "  --seed N                  input seed of the check (default 1)\n"
+     "  --skip-output SPEC        leave an output out of the check (as in\n"
+     "                            measure; repeatable)\n"
+     "  --ignore-schedule         check without the module's @__transform_main\n"
      "  -o OUT                    output file, .mlir / .ll / .o\n",
      cmd_compile},
     {"explain", "top features behind a policy's preference for an action",
@@ -301,6 +311,7 @@ static const cli_command commands[] = {
      "                          in the sandbox unless --no-isolate)\n"
      "  --out DIR               write report.md, report.html, report.json, PNGs\n"
      "  --json                  print JSON (every module and the aggregate)\n"
+     "  --skip-output SPEC, --ignore-schedule   output check, as in measure\n"
      "  -q, --quiet             no progress on stderr\n",
      cmd_eval},
     {"train", "train a policy with PPO on a corpus (local workers or MPI)",

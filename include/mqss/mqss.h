@@ -248,6 +248,14 @@ typedef struct {
                           ///< in MiB, RLIMIT_FSIZE while it runs; beyond it the
                           ///< child is CRASHED with signal SIGXFSZ; 0 = none
                           ///< (default 64)
+  /// Outputs the check leaves out (docs/MEASURE.md, "Skipping outputs"):
+  /// "result:N", "arg:N", "line:N" or "line:N-M" (stdout lines from 1),
+  /// "stdout". Borrowed; a spec that does not parse is MQSS_ERR_INVALID_ARG.
+  const char *const *skip_outputs;
+  int num_skip_outputs;   ///< length of skip_outputs
+  int ignore_schedule;    ///< nonzero: do not apply the module's embedded
+                          ///< @__transform_main (the finisher drops it and
+                          ///< the result's notes say so); default 0 = apply
 } mqss_measure_options;
 
 /// Fills `opts` with the defaults documented on each field.
@@ -281,6 +289,14 @@ typedef struct {
   /// Equal hashes mean identical code: the cache shares results between
   /// pipelines that lower to it, and mqss_measure_vs() does not time them.
   uint64_t lowered_hash;
+  double error_depth;    ///< rounding depth D of the check's error model
+                         ///< (docs/MEASURE.md); 0 when not checked
+  double mismatch_bound; ///< WRONG_OUTPUT: the error the model allowed there
+  int64_t skipped_values;///< values left out of the check (skipped outputs,
+                         ///< printed tokens on skipped lines)
+  /// What the check left out or changed, "" when nothing: skipped outputs
+  /// and why (clock, --skip-output), an applied or dropped transform schedule.
+  char notes[512];
 } mqss_measure_result;
 
 /// Measures `module` under `opts`: in a forked, resource-limited child it
@@ -1052,7 +1068,13 @@ typedef struct {
   int timeout_ms;        ///< limit of the check's sandbox child (default 30000)
   int mem_limit_mb;      ///< its address-space limit in MiB; 0 = none (default
                          ///< 4096; sanitizer builds need 0)
-  double rtol, atol;     ///< output tolerance (default 1e-4, 1e-5)
+  double rtol, atol;     ///< slack on top of the output check's error model
+                         ///< (default 1e-6, 1e-12, as mqss_measure_options)
+  /// Outputs the check leaves out, as mqss_measure_options.skip_outputs
+  /// (borrowed).
+  const char *const *skip_outputs;
+  int num_skip_outputs;  ///< length of skip_outputs
+  int ignore_schedule;   ///< as mqss_measure_options.ignore_schedule
 } mqss_guard_options;
 
 /// Fills `opts` with the defaults documented on each field.

@@ -1,7 +1,13 @@
-// Output comparison against the reference and the output checksum. Integers
-// compare exactly; floats (and numbers printed on standard output) within
-// |got - want| <= atol + rtol * |want|, which allows reassociation; NaN equals
-// NaN. It does not produce outputs.
+// Output comparison against the reference, under the error model of
+// docs/MEASURE.md ("Correctness check"), and the output checksum. Integers
+// compare exactly; a float may differ from the reference by
+//   atol + rtol*|want| + 2*u*M*min(D, 8*sqrt(D)),
+// where u is the unit roundoff of its type, D the module's rounding depth
+// (errmodel.c) and M the magnitude of the operands that produced it (the
+// reference run on the absolute values of the inputs), so FMA contraction,
+// reassociation and polynomial approximations pass while a dropped term or a
+// wrong element does not. NaN equals NaN. Outputs and printed lines in a skip
+// set are left out. It does not produce outputs.
 #include "measure.h"
 
 #include <ctype.h>
@@ -31,8 +37,9 @@ static bool is_float(elem_type et) { return et == ET_F32 || et == ET_F64; }
 
 // Tracks the largest error, and records the mismatch with the largest error
 // (the first one among equals).
-static void note(compare_result *r, bool ok, double err, int output,
-                 int64_t index, double got, double want, const char *what) {
+static void note(compare_result *r, bool ok, double err, double bound,
+                 int output, int64_t index, double got, double want,
+                 const char *what) {
   r->nvalues++;
   if (err > r->max_error)
     r->max_error = err;
@@ -40,6 +47,7 @@ static void note(compare_result *r, bool ok, double err, int output,
     return;
   r->equal = false;
   r->worst = err;
+  r->bound = bound;
   r->output = output;
   r->index = index;
   r->got = got;
@@ -47,31 +55,103 @@ static void note(compare_result *r, bool ok, double err, int output,
   snprintf(r->what, sizeof r->what, "%s", what);
 }
 
-static bool close_enough(double g, double w, double rtol, double atol) {
+static double unit_roundoff(elem_type et) {
+  return et == ET_F64 ? 0x1p-53 : 0x1p-24;
+}
+
+double error_bound(double want, double mag, double floor, double u,
+                   double depth, double rtol, double atol) {
+  double m = fabs(want);
+  if (isfinite(mag))
+    m = fmax(m, fabs(mag));
+  if (isfinite(floor))
+    m = fmax(m, floor);
+  // Worst case for short reductions; for long ones the probabilistic bound
+  // with lambda = 8 (Higham and Mary, 2019), still far above what correct
+  // rounding changes produce on random inputs.
+  double steps = fmin(depth, 8.0 * sqrt(depth));
+  return atol + rtol * fabs(want) + 2.0 * u * m * steps;
+}
+
+static bool close_enough(double g, double w, double bound) {
   if (isnan(g) || isnan(w))
     return isnan(g) && isnan(w);
   if (isinf(g) || isinf(w))
     return g == w;
-  return fabs(g - w) <= atol + rtol * fabs(w);
+  return fabs(g - w) <= bound;
+}
+
+// Mean |value| of the finite floats of `b`: the magnitude floor of an output
+// when there is no magnitude run (a program without float inputs).
+static double mean_abs(const output_buf *b) {
+  double sum = 0;
+  int64_t n = 0;
+  for (int64_t k = 0; k < b->count; k++) {
+    double v = elem_get(b->et, b->data, k);
+    if (isfinite(v)) {
+      sum += fabs(v);
+      n++;
+    }
+  }
+  return n ? sum / (double)n : 0.0;
 }
 
 // ----------------------------------------------------------------------------
 // printed output
 
-// Next token of printed text: a run of characters other than whitespace and
-// the punctuation printMemref uses. Returns false at the end.
-static bool next_token(const char **p, const char *end, const char **tok,
-                       size_t *len) {
+// Tokens of printed text: runs of characters other than whitespace and the
+// punctuation printMemref uses, with the line (from 1) each starts on.
+typedef struct {
+  const char *p, *end;
+  int64_t line;
+} tokens;
+
+static tokens tokens_of(const strbuf *sb) {
+  const char *p = sb->data ? sb->data : "";
+  return (tokens){p, p + sb->len, 1};
+}
+
+// Next token; false at the end.
+static bool next_token(tokens *t, const char **tok, size_t *len) {
   static const char *sep = " \t\r\n[],=:(){}";
-  while (*p < end && strchr(sep, **p))
-    (*p)++;
-  if (*p >= end)
+  while (t->p < t->end && strchr(sep, *t->p))
+    t->line += *t->p++ == '\n';
+  if (t->p >= t->end)
     return false;
-  *tok = *p;
-  while (*p < end && !strchr(sep, **p))
-    (*p)++;
-  *len = (size_t)(*p - *tok);
+  *tok = t->p;
+  while (t->p < t->end && !strchr(sep, *t->p))
+    t->p++;
+  *len = (size_t)(t->p - *tok);
   return true;
+}
+
+static bool token_hex(const char *tok, size_t len) {
+  return len > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X');
+}
+
+// Next token that is compared: not a pointer, not on a skipped line.
+static bool next_checked(tokens *t, const skip_set *a, const skip_set *b,
+                         const char **tok, size_t *len) {
+  while (next_token(t, tok, len))
+    if (!token_hex(*tok, *len) && !skip_line(a, t->line) &&
+        !skip_line(b, t->line))
+      return true;
+  return false;
+}
+
+bool text_equal(const char *a, size_t na, const char *b, size_t nb) {
+  tokens ta = {a, a + na, 1}, tb = {b, b + nb, 1};
+  const char *x, *y;
+  size_t lx, ly;
+  for (;;) {
+    bool hx, hy;
+    do hx = next_token(&ta, &x, &lx); while (hx && token_hex(x, lx));
+    do hy = next_token(&tb, &y, &ly); while (hy && token_hex(y, ly));
+    if (!hx || !hy)
+      return hx == hy;
+    if (lx != ly || memcmp(x, y, lx))
+      return false;
+  }
 }
 
 static bool token_number(const char *tok, size_t len, double *v) {
@@ -85,37 +165,71 @@ static bool token_number(const char *tok, size_t len, double *v) {
   return end == buf + len;
 }
 
-static bool token_hex(const char *tok, size_t len) {
-  return len > 2 && tok[0] == '0' && (tok[1] == 'x' || tok[1] == 'X');
+// Half a unit in the 6th significant digit of `v`: printMemref and
+// printF32/F64 print 6 significant digits, so that is how far a printed
+// number can be from the value.
+static double print_rounding(double v) {
+  if (!isfinite(v) || v == 0)
+    return 0;
+  return 0.5 * pow(10.0, floor(log10(fabs(v))) - 5);
 }
 
-static void compare_text(const strbuf *got, const strbuf *want, double rtol,
-                         double atol, int output, compare_result *r) {
-  const char *g = got->data ? got->data : "", *ge = g + got->len;
-  const char *w = want->data ? want->data : "", *we = w + want->len;
-  const char *gt = NULL, *wt = NULL;
-  size_t gl = 0, wl = 0;
+static int64_t count_checked(const strbuf *sb, const skip_set *a,
+                             const skip_set *b, double *sum_abs) {
+  tokens t = tokens_of(sb);
+  const char *tok;
+  size_t len;
+  int64_t n = 0;
+  double v;
+  *sum_abs = 0;
+  while (next_checked(&t, a, b, &tok, &len)) {
+    n++;
+    if (token_number(tok, len, &v) && isfinite(v))
+      *sum_abs += fabs(v);
+  }
+  return n;
+}
+
+static void compare_text(const strbuf *got, const reference *ref,
+                         const skip_set *user, double rtol, double atol,
+                         int output, compare_result *r) {
+  const skip_set *clk = &ref->clock;
+  double sum = 0, msum = 0;
+  int64_t nw = count_checked(&ref->val.out, clk, user, &sum);
+  bool use_mag = ref->has_mag &&
+                 count_checked(&ref->mag.out, clk, user, &msum) == nw;
+  double floor = use_mag ? NAN : nw ? sum / (double)nw : 0;
+  r->skipped += count_checked(&ref->val.out, NULL, NULL, &msum) - nw;
+  tokens g = tokens_of(got), w = tokens_of(&ref->val.out),
+         m = tokens_of(&ref->mag.out);
+  const char *gt = NULL, *wt = NULL, *mt = NULL;
+  size_t gl = 0, wl = 0, ml = 0;
   int64_t index = 0;
   for (;;) {
-    bool hg, hw;
-    do hg = next_token(&g, ge, &gt, &gl); while (hg && token_hex(gt, gl));
-    do hw = next_token(&w, we, &wt, &wl); while (hw && token_hex(wt, wl));
+    bool hg = next_checked(&g, clk, user, &gt, &gl);
+    bool hw = next_checked(&w, clk, user, &wt, &wl);
+    bool hm = use_mag && next_checked(&m, clk, user, &mt, &ml);
     if (!hg && !hw)
       return;
     if (hg != hw) {
-      note(r, false, INFINITY, output, index, NAN, NAN,
+      note(r, false, INFINITY, INFINITY, output, index, NAN, NAN,
            hg ? "stdout (longer than the reference)"
               : "stdout (shorter than the reference)");
       return;
     }
-    double gv = 0, wv = 0;
+    double gv = 0, wv = 0, mv = NAN;
     bool gn = token_number(gt, gl, &gv), wn = token_number(wt, wl, &wv);
+    if (hm && !token_number(mt, ml, &mv))
+      mv = NAN;
     if (gn && wn) {
       double err = fabs(gv - wv);
-      note(r, close_enough(gv, wv, rtol, atol), isnan(err) ? 0 : err, output,
-           index, gv, wv, "stdout number");
+      double bound = error_bound(wv, mv, floor, unit_roundoff(ET_F32),
+                                 ref->depth, rtol, atol) +
+                     print_rounding(gv) + print_rounding(wv);
+      note(r, close_enough(gv, wv, bound), isnan(err) ? 0 : err, bound,
+           output, index, gv, wv, "stdout number");
     } else if (gn || wn || gl != wl || memcmp(gt, wt, gl)) {
-      note(r, false, INFINITY, output, index, NAN, NAN, "stdout word");
+      note(r, false, INFINITY, 0, output, index, NAN, NAN, "stdout word");
     }
     index++;
   }
@@ -124,36 +238,59 @@ static void compare_text(const strbuf *got, const strbuf *want, double rtol,
 // ----------------------------------------------------------------------------
 // compare and checksum
 
-void outputs_compare(const outputs *got, const outputs *want, double rtol,
-                     double atol, compare_result *r) {
+void outputs_compare(const outputs *got, const reference *ref,
+                     const skip_set *user, double rtol, double atol,
+                     compare_result *r) {
   memset(r, 0, sizeof *r);
   r->equal = true;
   r->output = -1;
   r->index = -1;
+  const outputs *want = &ref->val;
   if (got->n != want->n) {
-    note(r, false, INFINITY, 0, 0, NAN, NAN, "number of outputs");
+    note(r, false, INFINITY, 0, 0, 0, NAN, NAN, "number of outputs");
     return;
   }
   for (int o = 0; o < got->n; o++) {
     const output_buf *g = &got->v[o], *w = &want->v[o];
+    if (skip_output(&ref->clock, w) || skip_output(user, w)) {
+      r->skipped += w->count;
+      continue;
+    }
     if (g->et != w->et || g->count != w->count) {
-      note(r, false, INFINITY, o, 0, NAN, NAN, g->what);
+      note(r, false, INFINITY, 0, o, 0, NAN, NAN, g->what);
       return;
     }
+    const output_buf *m = ref->has_mag && ref->mag.n == want->n &&
+                                  ref->mag.v[o].count == w->count &&
+                                  ref->mag.v[o].et == w->et
+                              ? &ref->mag.v[o]
+                              : NULL;
+    double floor = !is_float(w->et) || m ? NAN : mean_abs(w);
     for (int64_t k = 0; k < g->count; k++) {
       double gv = elem_get(g->et, g->data, k), wv = elem_get(w->et, w->data, k);
       bool ok;
-      if (is_float(g->et))
-        ok = close_enough(gv, wv, rtol, atol);
-      else // exact: compare the bits, doubles lose i64 precision
+      double bound = 0;
+      if (is_float(g->et)) {
+        bound = error_bound(wv, m ? elem_get(m->et, m->data, k) : NAN, floor,
+                            unit_roundoff(w->et), ref->depth, rtol, atol);
+        ok = close_enough(gv, wv, bound);
+      } else { // exact: compare the bits, doubles lose i64 precision
         ok = !memcmp((const char *)g->data + k * (int64_t)elem_size(g->et),
                      (const char *)w->data + k * (int64_t)elem_size(w->et),
                      elem_size(g->et));
+      }
       double err = fabs(gv - wv);
-      note(r, ok, isnan(err) ? 0 : err, o, k, gv, wv, g->what);
+      note(r, ok, isnan(err) ? 0 : err, bound, o, k, gv, wv, g->what);
     }
   }
-  compare_text(&got->out, &want->out, rtol, atol, got->n, r);
+  compare_text(&got->out, ref, user, rtol, atol, got->n, r);
+}
+
+void reference_free(reference *r) {
+  outputs_free(&r->val);
+  outputs_free(&r->mag);
+  skip_free(&r->clock);
+  memset(r, 0, sizeof *r);
 }
 
 static void fnv(uint64_t *h, const void *data, size_t len) {
@@ -169,9 +306,10 @@ uint64_t outputs_checksum(const outputs *o) {
   for (int i = 0; i < o->n; i++)
     fnv(&h, o->v[i].data, (size_t)o->v[i].count * elem_size(o->v[i].et));
   // Printed text without the pointers printMemref shows, token by token.
-  const char *p = o->out.data ? o->out.data : "", *end = p + o->out.len, *t;
+  tokens tk = tokens_of(&o->out);
+  const char *t;
   size_t len;
-  while (next_token(&p, end, &t, &len))
+  while (next_token(&tk, &t, &len))
     if (!token_hex(t, len)) {
       fnv(&h, t, len);
       fnv(&h, " ", 1);

@@ -89,6 +89,7 @@ static bool create_engine(compiled *c, const mqss_measure_options *o,
   mlirExecutionEngineRegisterSymbol(c->ee,
                                     mlirStringRefCreateFromCString("aligned_alloc"),
                                     (void *)guarded_aligned_alloc);
+  clock_register(c->ee); // rtclock, nanoTime: see clock.c
   void *fn = mlirExecutionEngineLookupPacked(
       c->ee, mlirStringRefCreateFromCString(e->name));
   if (!fn) {

@@ -12,6 +12,8 @@
 #include "measure.h"
 
 #include <errno.h>
+#include <mlir-c/BuiltinAttributes.h>
+
 #include <inttypes.h>
 #include <math.h>
 #include <pthread.h>
@@ -48,8 +50,8 @@ void mqss_measure_options_init(mqss_measure_options *o) {
   o->cpu = -1;
   o->opt_level = 3;
   o->check_reference = 1;
-  o->rtol = 1e-4;
-  o->atol = 1e-5;
+  o->rtol = 1e-6;  // slack on top of the error model (compare.c)
+  o->atol = 1e-12;
   o->code_size = 1;
   o->output_limit_mb = 64;
 }
@@ -71,10 +73,11 @@ typedef struct {
   const mqss_measure_options *o;
   const entry_spec *e;
   const char *pipeline_b; // vs only
-  const outputs *ref;     // cached reference outputs, or NULL: compute them
+  const reference *ref;   // cached reference, or NULL: compute it
   int ref_fd;             // where a computed reference is written, or -1
   uint64_t module_hash;   // mqss_module_hash(m), for cache keys
   bool use_cache;         // look the lowered code up in o->cache_path
+  const skip_set *skip;   // --skip-output (opts.skip_outputs), parsed
 } job;
 
 static void cache_key(uint64_t module_hash, const mqss_measure_options *o,
@@ -128,8 +131,8 @@ enum { REF_MAX = 256 };
 #define REF_MAGIC 0x3146455253534d51ull // "QMSSREF1"
 
 typedef struct {
-  char *key;   // owned
-  outputs out; // owned
+  char *key;     // owned
+  reference ref; // owned
 } ref_entry;
 
 static pthread_mutex_t ref_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -145,20 +148,22 @@ static void ref_key(mqss_module *m, const mqss_measure_options *o,
   for (int i = 0; i < o->num_shared_libs; i++)
     sb_printf(key, "%s,", o->shared_libs[i]);
   sb_printf(key, ";mlir=%s", mqss_mlir_version());
+  if (o->ignore_schedule) // appended only when set
+    sb_printf(key, ";ignore_schedule");
 }
 
-static const outputs *ref_find(const char *key) {
-  const outputs *found = NULL;
+static const reference *ref_find(const char *key) {
+  const reference *found = NULL;
   pthread_mutex_lock(&ref_lock);
   for (int i = 0; i < ref_count && !found; i++)
     if (strcmp(ref_table[i].key, key) == 0)
-      found = &ref_table[i].out;
+      found = &ref_table[i].ref;
   pthread_mutex_unlock(&ref_lock);
   return found;
 }
 
 // Takes ownership of *o (clears it) when it is published.
-static void ref_publish(const char *key, outputs *o, size_t bytes) {
+static void ref_publish(const char *key, reference *o, size_t bytes) {
   pthread_mutex_lock(&ref_lock);
   bool dup = false;
   for (int i = 0; i < ref_count && !dup; i++)
@@ -168,7 +173,7 @@ static void ref_publish(const char *key, outputs *o, size_t bytes) {
                 : strdup(key);
   if (k) {
     ref_table[ref_count].key = k;
-    ref_table[ref_count].out = *o;
+    ref_table[ref_count].ref = *o;
     memset(o, 0, sizeof *o);
     ref_bytes += bytes;
     ref_count++;
@@ -188,82 +193,120 @@ static bool write_fd(int fd, const void *p, size_t n) {
   return true;
 }
 
-// Blob: magic, total bytes, n; per output: et, count, what[48], data;
-// stdout length and text. All fields in host byte order.
-static void ref_write(int fd, const outputs *o) {
-  uint64_t total = 3 * sizeof(uint64_t);
-  for (int i = 0; i < o->n; i++)
-    total += 2 * sizeof(int64_t) + sizeof o->v[i].what +
-             (uint64_t)o->v[i].count * elem_size(o->v[i].et);
-  total += sizeof(uint64_t) + o->out.len;
-  uint64_t head[3] = {REF_MAGIC, total, (uint64_t)o->n};
-  bool ok = write_fd(fd, head, sizeof head);
-  for (int i = 0; ok && i < o->n; i++) {
+// Blob: magic, total bytes; the reference outputs and the magnitude run,
+// each as n, then per output et, count, what[48], data, then stdout length
+// and text; then has_mag, depth, and the clock skip set (results, args,
+// stdout_all, line bytes). All fields in host byte order.
+static void blob_outputs(strbuf *b, const outputs *o) {
+  uint64_t n = (uint64_t)o->n, len = o->out.len;
+  sb_append(b, (const char *)&n, sizeof n);
+  for (int i = 0; i < o->n; i++) {
     int64_t f[2] = {o->v[i].et, o->v[i].count};
-    ok = write_fd(fd, f, sizeof f) &&
-         write_fd(fd, o->v[i].what, sizeof o->v[i].what) &&
-         write_fd(fd, o->v[i].data,
-                  (size_t)o->v[i].count * elem_size(o->v[i].et));
+    sb_append(b, (const char *)f, sizeof f);
+    sb_append(b, o->v[i].what, sizeof o->v[i].what);
+    sb_append(b, o->v[i].data, (size_t)o->v[i].count * elem_size(o->v[i].et));
   }
-  uint64_t len = o->out.len;
-  if (ok && write_fd(fd, &len, sizeof len) && len)
-    write_fd(fd, o->out.data, len);
+  sb_append(b, (const char *)&len, sizeof len);
+  if (len)
+    sb_append(b, o->out.data, len);
+}
+
+static void ref_write(int fd, const reference *ref) {
+  strbuf b = {0};
+  uint64_t head[2] = {REF_MAGIC, 0};
+  sb_append(&b, (const char *)head, sizeof head);
+  blob_outputs(&b, &ref->val);
+  blob_outputs(&b, &ref->mag);
+  uint64_t tail[5] = {ref->has_mag, 0, ref->clock.results, ref->clock.args,
+                      ref->clock.stdout_all};
+  memcpy(&tail[1], &ref->depth, sizeof ref->depth);
+  sb_append(&b, (const char *)tail, sizeof tail);
+  uint64_t lines = ref->clock.lines.len;
+  sb_append(&b, (const char *)&lines, sizeof lines);
+  if (lines)
+    sb_append(&b, ref->clock.lines.data, lines);
+  uint64_t total = b.len;
+  memcpy(b.data + sizeof(uint64_t), &total, sizeof total);
+  write_fd(fd, b.data, b.len);
+  sb_free(&b);
+}
+
+// A bounds-checked reader over a blob.
+typedef struct {
+  const unsigned char *p;
+  size_t at, n;
+  bool ok;
+} cursor;
+
+static bool take(cursor *c, void *dst, size_t len) {
+  c->ok = c->ok && c->at + len <= c->n && len <= c->n;
+  if (c->ok) {
+    memcpy(dst, c->p + c->at, len);
+    c->at += len;
+  }
+  return c->ok;
+}
+
+static void read_outputs(cursor *c, outputs *o) {
+  uint64_t n = 0, len = 0;
+  c->ok = take(c, &n, sizeof n) && n <= 2 * MAX_VALUES;
+  for (uint64_t i = 0; c->ok && i < n; i++) {
+    int64_t f[2];
+    output_buf *b = &o->v[o->n];
+    if (!take(c, f, sizeof f) || !take(c, b->what, sizeof b->what))
+      return;
+    c->ok = f[0] >= ET_F32 && f[0] <= ET_INDEX && f[1] >= 0 &&
+            (uint64_t)f[1] <= c->n;
+    if (!c->ok)
+      return;
+    b->et = (elem_type)f[0];
+    b->count = f[1];
+    b->what[sizeof b->what - 1] = 0;
+    size_t bytes = (size_t)f[1] * elem_size(b->et);
+    c->ok = (b->data = malloc(bytes ? bytes : 1)) != NULL;
+    o->n += c->ok;
+    if (!take(c, b->data, bytes))
+      return;
+  }
+  if (take(c, &len, sizeof len) && (c->ok = c->at + len <= c->n) && len) {
+    sb_append(&o->out, (const char *)c->p + c->at, len);
+    c->at += len;
+  }
 }
 
 // Parses a blob the child wrote; false (and nothing kept) when it is absent
 // or incomplete (the child died while writing).
-static bool ref_read(int fd, outputs *o, size_t *bytes) {
-  memset(o, 0, sizeof *o);
+static bool ref_read(int fd, reference *ref, size_t *bytes) {
+  memset(ref, 0, sizeof *ref);
   off_t size = lseek(fd, 0, SEEK_END);
-  if (size < (off_t)(3 * sizeof(uint64_t)))
+  if (size < (off_t)(2 * sizeof(uint64_t)))
     return false;
   unsigned char *buf = malloc((size_t)size);
   if (!buf || pread(fd, buf, (size_t)size, 0) != (ssize_t)size) {
     free(buf);
     return false;
   }
-  uint64_t head[3];
-  memcpy(head, buf, sizeof head);
-  size_t at = sizeof head, n = (size_t)size;
-  bool ok = head[0] == REF_MAGIC && head[1] == n && head[2] <= 2 * MAX_VALUES;
-  for (uint64_t i = 0; ok && i < head[2]; i++) {
-    int64_t f[2];
-    output_buf *b = &o->v[o->n];
-    ok = at + sizeof f + sizeof b->what <= n;
-    if (!ok)
-      break;
-    memcpy(f, buf + at, sizeof f);
-    at += sizeof f;
-    ok = f[0] >= ET_F32 && f[0] <= ET_INDEX && f[1] >= 0;
-    if (!ok)
-      break;
-    b->et = (elem_type)f[0];
-    b->count = f[1];
-    memcpy(b->what, buf + at, sizeof b->what);
-    b->what[sizeof b->what - 1] = 0;
-    at += sizeof b->what;
-    size_t len = (size_t)f[1] * elem_size(b->et);
-    ok = at + len <= n && (b->data = malloc(len ? len : 1));
-    if (!ok)
-      break;
-    memcpy(b->data, buf + at, len);
-    at += len;
-    o->n++;
+  cursor c = {buf, 0, (size_t)size, true};
+  uint64_t head[2], tail[5], lines = 0;
+  c.ok = take(&c, head, sizeof head) && head[0] == REF_MAGIC &&
+         head[1] == c.n;
+  read_outputs(&c, &ref->val);
+  read_outputs(&c, &ref->mag);
+  if (take(&c, tail, sizeof tail) && take(&c, &lines, sizeof lines) &&
+      (c.ok = c.at + lines == c.n)) {
+    ref->has_mag = tail[0] != 0;
+    memcpy(&ref->depth, &tail[1], sizeof ref->depth);
+    ref->clock.results = tail[2];
+    ref->clock.args = tail[3];
+    ref->clock.stdout_all = tail[4] != 0;
+    if (lines)
+      sb_append(&ref->clock.lines, (const char *)buf + c.at, lines);
   }
-  uint64_t len = 0;
-  ok = ok && at + sizeof len <= n;
-  if (ok) {
-    memcpy(&len, buf + at, sizeof len);
-    at += sizeof len;
-    ok = at + len == n;
-  }
-  if (ok && len)
-    sb_append(&o->out, (const char *)buf + at, len);
   free(buf);
-  if (!ok)
-    outputs_free(o);
-  *bytes = n;
-  return ok;
+  if (!c.ok)
+    reference_free(ref);
+  *bytes = c.n;
+  return c.ok;
 }
 
 // Before the sandbox: the cached reference for this job, or a memfd for the
@@ -286,18 +329,22 @@ static void ref_prepare(job *j, mqss_module *m, const mqss_measure_options *o,
 static void ref_collect(job *j, const strbuf *key) {
   if (j->ref_fd < 0)
     return;
-  outputs o;
+  reference o;
   size_t bytes = 0;
   if (ref_read(j->ref_fd, &o, &bytes)) {
     ref_publish(key->data, &o, bytes);
-    outputs_free(&o);
+    reference_free(&o);
   }
   close(j->ref_fd);
   j->ref_fd = -1;
 }
 
-// Runs the module through the finisher alone and records its outputs.
-static bool reference_outputs(const job *j, call_args *a, outputs *ref,
+// Runs the module through the finisher alone and records what the check
+// needs: its outputs; when the module calls a timer, a second run under
+// another synthetic clock to find the outputs that depend on it; when the
+// entry has float inputs, the magnitude run on their absolute values; and
+// the rounding depth (docs/MEASURE.md, "Correctness check").
+static bool reference_outputs(const job *j, call_args *a, reference *ref,
                               mqss_measure_result *r) {
   compiled rc;
   mqss_measure_result tmp;
@@ -312,7 +359,25 @@ static bool reference_outputs(const job *j, call_args *a, outputs *ref,
     return false;
   }
   child_report_stage(STAGE_REF_OFFSET + STAGE_RUN);
-  run_once(&rc, a, ref);
+  bool clock = module_reads_clock(j->m);
+  clock_set_mode(clock ? CLOCK_PROBE_A : CLOCK_REAL);
+  run_once(&rc, a, &ref->val);
+  if (clock) {
+    outputs probe = {0};
+    clock_set_mode(CLOCK_PROBE_B);
+    run_once(&rc, a, &probe);
+    skip_from_probe(&ref->clock, &ref->val, &probe);
+    outputs_free(&probe);
+  }
+  call_args abs;
+  if (call_args_init(&abs, j->e, j->o->seed) && call_args_abs(&abs) > 0) {
+    clock_set_mode(clock ? CLOCK_PROBE_A : CLOCK_REAL);
+    run_once(&rc, &abs, &ref->mag);
+    ref->has_mag = true;
+  }
+  call_args_free(&abs);
+  clock_set_mode(CLOCK_REAL);
+  ref->depth = error_depth(j->m);
   compiled_free(&rc);
   if (j->ref_fd >= 0) // for the parent's per-process reference table
     ref_write(j->ref_fd, ref);
@@ -326,10 +391,18 @@ static int64_t count_values(const outputs *o) {
   return n;
 }
 
+static void add_note(mqss_measure_result *r, const strbuf *sb) {
+  if (!sb->len)
+    return;
+  size_t len = strlen(r->notes);
+  snprintf(r->notes + len, sizeof r->notes - len, "%s%s", len ? "; " : "",
+           sb->data);
+}
+
 // First run of a compiled variant: outputs, checksum and the comparison.
 // False (with WRONG_OUTPUT) on a mismatch.
 static bool check_run(const job *j, const compiled *c, call_args *a,
-                      const outputs *ref, mqss_measure_result *r) {
+                      const reference *ref, mqss_measure_result *r) {
   outputs got = {0};
   run_once(c, a, &got);
   r->checksum = outputs_checksum(&got);
@@ -337,9 +410,16 @@ static bool check_run(const job *j, const compiled *c, call_args *a,
   bool ok = true;
   if (ref) {
     compare_result cr;
-    outputs_compare(&got, ref, j->o->rtol, j->o->atol, &cr);
+    outputs_compare(&got, ref, j->skip, j->o->rtol, j->o->atol, &cr);
     r->num_values = cr.nvalues;
     r->max_error = cr.max_error;
+    r->error_depth = ref->depth;
+    r->skipped_values = cr.skipped;
+    strbuf notes = {0};
+    skip_describe(&ref->clock, "clock-dependent", &notes);
+    skip_describe(j->skip, "--skip-output", &notes);
+    add_note(r, &notes);
+    sb_free(&notes);
     if (!cr.equal) {
       ok = false;
       r->status = MQSS_MEASURE_WRONG_OUTPUT;
@@ -347,25 +427,98 @@ static bool check_run(const job *j, const compiled *c, call_args *a,
       r->mismatch_index = cr.index;
       r->mismatch_got = cr.got;
       r->mismatch_want = cr.want;
+      r->mismatch_bound = cr.bound;
       set_message(r, "wrong_output: %s at index %" PRId64 ": got %.9g, "
-                  "reference %.9g (rtol %g, atol %g); max error %.9g",
-                  cr.what, cr.index, cr.got, cr.want, j->o->rtol, j->o->atol,
-                  cr.max_error);
+                  "reference %.9g, allowed error %.3g (error model: depth "
+                  "%.0f, rtol %g, atol %g); max error %.9g",
+                  cr.what, cr.index, cr.got, cr.want, cr.bound, ref->depth,
+                  j->o->rtol, j->o->atol, cr.max_error);
     }
   }
   outputs_free(&got);
   return ok;
 }
 
+// ----------------------------------------------------------------------------
+// embedded transform schedules
+
+static MlirWalkResult find_main_schedule(MlirOperation op, void *user) {
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  MlirAttribute sym = mlirOperationGetAttributeByName(
+      op, mlirStringRefCreateFromCString("sym_name"));
+  if (strlen("transform.named_sequence") == n.length &&
+      !memcmp(n.data, "transform.named_sequence", n.length) &&
+      !mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym) &&
+      mlirStringRefEqual(mlirStringAttrGetValue(sym),
+                         mlirStringRefCreateFromCString("__transform_main"))) {
+    *(MlirOperation *)user = op;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+static MlirOperation main_schedule(mqss_module *m) {
+  MlirOperation found = {NULL};
+  mlirOperationWalk(mlirModuleGetOperation(m->mod), find_main_schedule, &found,
+                    MlirWalkPreOrder);
+  return found;
+}
+
+// At the start of the child: the module the reference and the candidate
+// start from. With an embedded @__transform_main that is a clone with the
+// schedule applied (transform-interpreter) and then removed, owned by
+// `*owned`; with --ignore-schedule the module itself, and the notes say the
+// schedule is dropped. False with `r` filled when the schedule fails.
+static bool schedule_applied(const job *j, mqss_module **owned,
+                             mqss_measure_result *r) {
+  *owned = NULL;
+  if (mlirOperationIsNull(main_schedule(j->m)))
+    return true;
+  if (j->o->ignore_schedule) {
+    snprintf(r->notes, sizeof r->notes, "the module's transform schedule "
+             "@__transform_main was not applied (ignore_schedule): the "
+             "finisher drops it");
+    return true;
+  }
+  mqss_module *c = mqss_module_clone(j->m);
+  if (!c) {
+    r->status = MQSS_MEASURE_OUT_OF_MEMORY;
+    set_message(r, "out of memory cloning '%s'", j->m->name);
+    return false;
+  }
+  child_report_stage(STAGE_REF_OFFSET + STAGE_PIPELINE);
+  if (mqss_module_run_pipeline(c, "transform-interpreter") != MQSS_OK) {
+    r->status = MQSS_MEASURE_PASS_FAILED;
+    set_message(r, "the module's embedded transform schedule "
+                "@__transform_main failed (measure applies it to the "
+                "reference and the candidate): %s; fix the schedule, or "
+                "measure with --ignore-schedule (ignore_schedule = 1) to "
+                "drop it", mqss_errmsg(j->m->session));
+    mqss_module_destroy(c);
+    return false;
+  }
+  mlirOperationDestroy(main_schedule(c)); // consumed: a pipeline's own
+                                          // transform-interpreter finds none
+  snprintf(r->notes, sizeof r->notes, "applied the module's transform "
+           "schedule @__transform_main");
+  *owned = c;
+  return true;
+}
+
 static void measure_child(void *user, void *reply, size_t size) {
   (void)size;
-  const job *j = user;
+  job jj = *(const job *)user;
+  const job *j = &jj;
   mqss_measure_result *r = reply;
   result_init(r, j->e->name);
-  call_args a;
-  outputs ref = {0};
+  call_args a = {0};
+  reference ref = {0};
   compiled c = {0};
   double *times = NULL;
+  mqss_module *scheduled = NULL;
+  if (!schedule_applied(j, &scheduled, r))
+    goto done;
+  jj.m = scheduled ? scheduled : jj.m;
   if (!call_args_init(&a, j->e, j->o->seed)) {
     r->status = MQSS_MEASURE_OUT_OF_MEMORY;
     set_message(r, "out_of_memory: cannot allocate the inputs of @%s", j->e->name);
@@ -374,7 +527,7 @@ static void measure_child(void *user, void *reply, size_t size) {
   bool checked = j->o->check_reference && !j->o->compile_only;
   if (checked && !j->ref && !reference_outputs(j, &a, &ref, r))
     goto done;
-  const outputs *want = !checked ? NULL : j->ref ? j->ref : &ref;
+  const reference *want = !checked ? NULL : j->ref ? j->ref : &ref;
   if (!lower_variant(j->m, j->o->pipeline, j->o, j->e, 0, &c, r) ||
       lowered_lookup(j, &c, r) || !jit_variant(j->o, j->e, 0, &c, r))
     goto done;
@@ -409,8 +562,9 @@ done:
     return; // a sandbox child: _exit returns it all, without COW faults
   free(times);
   compiled_free(&c);
-  outputs_free(&ref);
+  reference_free(&ref);
   call_args_free(&a);
+  mqss_module_destroy(scheduled);
 }
 
 // Where a vs child is, in memory shared with the parent (MAP_SHARED), so
@@ -447,7 +601,7 @@ static long preemptions(void) {
 // its verdict (keeping its own lowering times), and the ratio is exactly 1
 // without timing: no noise can make identical code look faster or slower.
 static void identical_verdict(const job *j, compiled *ca, call_args *a,
-                              const outputs *want, mqss_measure_vs_result *v) {
+                              const reference *want, mqss_measure_vs_result *v) {
   v->identical = 1;
   if (jit_variant(j->o, j->e, 0, ca, &v->a)) {
     if (j->o->code_size) {
@@ -471,7 +625,8 @@ static void identical_verdict(const job *j, compiled *ca, call_args *a,
 static void vs_child(void *user, void *reply, size_t size) {
   (void)size;
   const vs_job *vj = user;
-  const job *j = &vj->j;
+  job jj = vj->j;
+  const job *j = &jj;
   vs_progress *p = vj->progress;
   mqss_measure_vs_result *v = reply;
   memset(v, 0, sizeof *v);
@@ -479,12 +634,18 @@ static void vs_child(void *user, void *reply, size_t size) {
   result_init(&v->b, j->e->name);
   mqss_measure_result *side[2] = {&v->a, &v->b};
   const char *pipe[2] = {j->o->pipeline, j->pipeline_b};
-  call_args a;
-  outputs ref = {0};
+  call_args a = {0};
+  reference ref = {0};
   compiled c[2] = {{0}, {0}};
   double *t = NULL;
   int n = j->o->repeat, w = j->o->warmup;
   p->side = VS_REF;
+  mqss_module *scheduled = NULL;
+  bool sched_ok = schedule_applied(j, &scheduled, &v->a);
+  v->b = v->a;
+  if (!sched_ok)
+    goto done;
+  jj.m = scheduled ? scheduled : jj.m;
   if (!call_args_init(&a, j->e, j->o->seed)) {
     for (int s = 0; s < 2; s++) {
       side[s]->status = MQSS_MEASURE_OUT_OF_MEMORY;
@@ -505,7 +666,7 @@ static void vs_child(void *user, void *reply, size_t size) {
       goto done;
     }
   }
-  const outputs *want = !j->o->check_reference ? NULL : j->ref ? j->ref : &ref;
+  const reference *want = !j->o->check_reference ? NULL : j->ref ? j->ref : &ref;
   bool ok[2];
   for (int s = 0; s < 2; s++) {
     p->side = VS_A + s;
@@ -589,8 +750,9 @@ done:
   free(t);
   compiled_free(&c[0]);
   compiled_free(&c[1]);
-  outputs_free(&ref);
+  reference_free(&ref);
   call_args_free(&a);
+  mqss_module_destroy(scheduled);
 }
 
 // ----------------------------------------------------------------------------
@@ -617,6 +779,20 @@ static mqss_status check_options(mqss_session *s, const mqss_measure_options *o)
       return fail(s, MQSS_ERR_IO, "measure: cannot read shared library '%s': "
                   "%s", o->shared_libs[i] ? o->shared_libs[i] : "(null)",
                   strerror(o->shared_libs[i] ? errno : EINVAL));
+  return MQSS_OK;
+}
+
+// Parses opts.skip_outputs into `skip` (freed by the caller either way).
+static mqss_status parse_skips(mqss_session *s, const mqss_measure_options *o,
+                               skip_set *skip) {
+  char err[256];
+  if (o->num_skip_outputs < 0 || (o->num_skip_outputs > 0 && !o->skip_outputs))
+    return fail(s, MQSS_ERR_INVALID_ARG, "measure: invalid options "
+                "(num_skip_outputs < 0, or skip_outputs is NULL)");
+  for (int i = 0; i < o->num_skip_outputs; i++)
+    if (!o->skip_outputs[i] || !skip_parse(skip, o->skip_outputs[i], err, sizeof err))
+      return fail(s, MQSS_ERR_INVALID_ARG, "measure: %s",
+                  o->skip_outputs[i] ? err : "NULL skip_outputs entry");
   return MQSS_OK;
 }
 
@@ -675,6 +851,10 @@ static void cache_key(uint64_t module_hash, const mqss_measure_options *o,
     sb_printf(key, ";reference=%016" PRIx64,
               mqss_module_hash(o->reference_module));
   sb_printf(key, ";out=%d", o->output_limit_mb);
+  if (o->ignore_schedule)
+    sb_printf(key, ";ignore_schedule");
+  for (int i = 0; i < o->num_skip_outputs; i++)
+    sb_printf(key, ";skip=%s", o->skip_outputs[i]);
 }
 
 // Outcomes that depend on the machine's load or limits are not cached.
@@ -695,8 +875,15 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
     return st;
   entry_spec e;
   strbuf canon = {0}, key = {0};
-  if (!prepare(m, o, o->pipeline, &e, &canon, out))
+  skip_set skip = {0};
+  char err[256];
+  if ((st = parse_skips(s, o, &skip)) != MQSS_OK ||
+      !prepare(m, o, o->pipeline, &e, &canon, out))
     goto done;
+  if (!skip_fits(&skip, &e, err, sizeof err)) {
+    st = fail(s, MQSS_ERR_INVALID_ARG, "measure: %s", err);
+    goto done;
+  }
   bool use_cache = o->cache_path && !o->no_cache;
   uint64_t mhash = use_cache ? mqss_module_hash(m) : 0;
   if (use_cache) {
@@ -708,7 +895,7 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
       goto done;
     }
   }
-  job j = {m, o, &e, NULL, NULL, -1, mhash, use_cache && !o->compile_only};
+  job j = {m, o, &e, NULL, NULL, -1, mhash, use_cache && !o->compile_only, &skip};
   strbuf rkey = {0};
   ref_prepare(&j, m, o, &e, &rkey);
   bool replied;
@@ -734,6 +921,7 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
 done:
   sb_free(&canon);
   sb_free(&key);
+  skip_free(&skip);
   return st;
 }
 
@@ -749,12 +937,23 @@ mqss_status mqss_measure_vs(mqss_module *m, const mqss_measure_options *o,
   memset(out, 0, sizeof *out);
   const char *pipe[2] = {o->pipeline, pipeline_b};
   mqss_measure_result *side[2] = {&out->a, &out->b};
+  skip_set skip = {0};
+  if ((st = parse_skips(s, o, &skip)) != MQSS_OK) {
+    skip_free(&skip);
+    return st;
+  }
   entry_spec e;
   strbuf canon = {0};
   bool ok_a = prepare(m, o, o->pipeline, &e, &canon, &out->a);
   bool ok_b = prepare(m, o, pipeline_b, &e, &canon, &out->b);
   sb_free(&canon);
+  char err[256];
+  if (ok_a && ok_b && !skip_fits(&skip, &e, err, sizeof err)) {
+    skip_free(&skip);
+    return fail(s, MQSS_ERR_INVALID_ARG, "measure: %s", err);
+  }
   if (!ok_a || !ok_b) {
+    skip_free(&skip);
     // No pair: the side that prepared is measured alone (its own status).
     mqss_measure_options alone = *o;
     alone.pipeline = pipe[ok_a ? 0 : 1];
@@ -762,10 +961,12 @@ mqss_status mqss_measure_vs(mqss_module *m, const mqss_measure_options *o,
   }
   vs_progress *prog = mmap(NULL, sizeof *prog, PROT_READ | PROT_WRITE,
                            MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (prog == MAP_FAILED)
+  if (prog == MAP_FAILED) {
+    skip_free(&skip);
     return fail(s, MQSS_ERR_INTERNAL, "measure: cannot map a shared page: %s",
                 strerror(errno));
-  vs_job vj = {{m, o, &e, pipeline_b, NULL, -1, 0, false}, prog};
+  }
+  vs_job vj = {{m, o, &e, pipeline_b, NULL, -1, 0, false, &skip}, prog};
   strbuf rkey = {0};
   ref_prepare(&vj.j, m, o, &e, &rkey);
   bool replied;
@@ -775,6 +976,7 @@ mqss_status mqss_measure_vs(mqss_module *m, const mqss_measure_options *o,
   st = sandbox_run(s, o, vs_child, &vj, &reply, sizeof reply, &replied, &death);
   ref_collect(&vj.j, &rkey);
   sb_free(&rkey);
+  skip_free(&skip);
   if (st == MQSS_OK && replied) {
     *out = reply;
   } else if (st == MQSS_OK && prog->side == VS_REF) {

@@ -94,31 +94,95 @@ typedef struct {
 bool call_args_init(call_args *c, const entry_spec *e, uint64_t seed);
 // Restores every argument buffer from its pristine copy (untimed).
 void call_args_reset(call_args *c);
+// Replaces every float input by its absolute value (the magnitude run of the
+// error model) and resets the arguments. Returns the float inputs changed.
+int64_t call_args_abs(call_args *c);
 void call_args_free(call_args *c);
 // Copies the results and memref arguments after a call into `o`.
 bool outputs_collect(outputs *o, const call_args *c);
 void outputs_free(outputs *o);
 
 // ----------------------------------------------------------------------------
+// the error model's static half, timers and skip sets (errmodel.c, clock.c,
+// skip.c)
+
+// Rounding depth D of `m` (>= 1): an upper estimate of the roundings that
+// feed one output value (docs/MEASURE.md, "Correctness check").
+double error_depth(mqss_module *m);
+
+// The timer functions the JIT links (rtclock, nanoTime): real clocks, or one
+// of two synthetic probes. Per process; set before a run.
+typedef enum { CLOCK_REAL, CLOCK_PROBE_A, CLOCK_PROBE_B } clock_mode;
+void clock_set_mode(clock_mode m);
+// Makes `ee` link the harness's timer functions instead of the libraries'.
+void clock_register(MlirExecutionEngine ee);
+// True when `m` calls or declares a known timer function.
+bool module_reads_clock(mqss_module *m);
+
+// Outputs and printed lines left out of the check.
+typedef struct {
+  uint64_t results, args; // bit n: result n / argument n
+  bool stdout_all;        // all of the standard output
+  strbuf lines;           // byte k nonzero: stdout line k + 1
+} skip_set;
+
+// Adds one --skip-output spec (result:N, arg:N, line:N[-M], stdout); false
+// with `err` set when it does not parse.
+bool skip_parse(skip_set *s, const char *spec, char *err, size_t errlen);
+// Adds the outputs and lines that differ between runs `a` and `b` (all of
+// stdout when they printed a different number of lines).
+void skip_from_probe(skip_set *s, const outputs *a, const outputs *b);
+// False with `err` set when `s` names a result or argument `e` lacks.
+bool skip_fits(const skip_set *s, const entry_spec *e, char *err,
+               size_t errlen);
+bool skip_output(const skip_set *s, const output_buf *b); // s may be NULL
+bool skip_line(const skip_set *s, int64_t line);          // from 1
+bool skip_empty(const skip_set *s);
+// Appends "skipped result 0, stdout line 3 (why)" when `s` is not empty.
+void skip_describe(const skip_set *s, const char *why, strbuf *out);
+void skip_free(skip_set *s);
+
+// ----------------------------------------------------------------------------
 // comparison (compare.c)
+
+// Everything the check compares a candidate with, made once per module.
+typedef struct {
+  outputs val;     // the reference outputs
+  outputs mag;     // magnitude run: the reference on |float inputs|
+  bool has_mag;    // false when the entry has no float inputs
+  double depth;    // D, from error_depth()
+  skip_set clock;  // outputs that depend on the clock
+} reference;
+void reference_free(reference *r);
 
 typedef struct {
   bool equal;
   int64_t nvalues;
+  int64_t skipped; // values left out (skip sets)
   double max_error;
   int output;     // -1 when equal
   int64_t index;  // -1 when equal
   double got, want;
   double worst;   // error at the recorded mismatch
+  double bound;   // the error the model allowed there
   char what[64];  // "result 0", "stdout number"
 } compare_result;
 
-// Compares `got` with `want`: integers exactly, floats within
-// |got - want| <= atol + rtol * |want| (NaN equals NaN), printed numbers in the
-// standard output likewise and the other printed words exactly (hexadecimal
-// pointers are skipped).
-void outputs_compare(const outputs *got, const outputs *want, double rtol,
-                     double atol, compare_result *r);
+// Bound of one float value (docs/MEASURE.md): atol + rtol*|want| +
+// 2*u*M*min(D, 8*sqrt(D)), M = max(|want|, |magnitude|) or the floor.
+double error_bound(double want, double mag, double floor, double u,
+                   double depth, double rtol, double atol);
+
+// Compares `got` with `ref`: integers exactly, floats within error_bound(),
+// printed numbers in the standard output likewise (plus the rounding of
+// printing) and the other printed words exactly (hexadecimal pointers are
+// skipped). Outputs and lines in ref->clock or `user` (may be NULL) are left
+// out.
+void outputs_compare(const outputs *got, const reference *ref,
+                     const skip_set *user, double rtol, double atol,
+                     compare_result *r);
+// True when two printed texts have the same tokens, pointers aside.
+bool text_equal(const char *a, size_t na, const char *b, size_t nb);
 uint64_t outputs_checksum(const outputs *o);
 
 // ----------------------------------------------------------------------------

@@ -9,6 +9,7 @@
 // uniform on [-8, 7], index values uniform on [0, 7].
 #include "measure.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -123,6 +124,32 @@ void call_args_reset(call_args *c) {
     if (c->e->args[i].shaped)
       memcpy(c->buf[i], c->pristine[i],
              (size_t)c->e->args[i].count * elem_size(c->e->args[i].et));
+}
+
+int64_t call_args_abs(call_args *c) {
+  int64_t n = 0;
+  for (int i = 0; i < c->e->nargs; i++) {
+    const value_spec *v = &c->e->args[i];
+    if (v->et != ET_F32 && v->et != ET_F64)
+      continue;
+    char *p = v->shaped ? c->pristine[i] : (char *)&c->scalar[i];
+    for (int64_t k = 0; k < v->count; k++) {
+      if (v->et == ET_F32) {
+        float f;
+        memcpy(&f, p + 4 * k, 4);
+        f = fabsf(f);
+        memcpy(p + 4 * k, &f, 4);
+      } else {
+        double d;
+        memcpy(&d, p + 8 * k, 8);
+        d = fabs(d);
+        memcpy(p + 8 * k, &d, 8);
+      }
+    }
+    n += v->count;
+  }
+  call_args_reset(c);
+  return n;
 }
 
 void call_args_free(call_args *c) {

@@ -17,8 +17,10 @@ void mqss_guard_options_init(mqss_guard_options *o) {
   o->seed = 1;
   o->timeout_ms = 30000;
   o->mem_limit_mb = 4096;
-  o->rtol = 1e-4;
-  o->atol = 1e-5;
+  mqss_measure_options mo; // the check's defaults, in one place
+  mqss_measure_options_init(&mo);
+  o->rtol = mo.rtol;
+  o->atol = mo.atol;
 }
 
 static void copy(char *dst, size_t n, const char *src) {
@@ -61,6 +63,9 @@ mqss_status mqss_policy_fallback_to_baseline(const mqss_policy *p,
   mo.mem_limit_mb = opts->mem_limit_mb;
   mo.rtol = opts->rtol;
   mo.atol = opts->atol;
+  mo.skip_outputs = opts->skip_outputs;
+  mo.num_skip_outputs = opts->num_skip_outputs;
+  mo.ignore_schedule = opts->ignore_schedule;
   mo.code_size = 0;
   mo.check_reference = 1;
   if (opts->cache_dir) {
@@ -81,8 +86,10 @@ mqss_status mqss_policy_fallback_to_baseline(const mqss_policy *p,
     copy(r->used, sizeof r->used, sel->pipeline);
     snprintf(r->reason, sizeof r->reason,
              "selected pipeline checked: outputs match the reference on "
-             "seed %llu (%lld values)%s", (unsigned long long)opts->seed,
-             (long long)m.num_values, m.cached ? " [cached verdict]" : "");
+             "seed %llu (%lld values%s%.400s)%s",
+             (unsigned long long)opts->seed, (long long)m.num_values,
+             m.notes[0] ? "; " : "", m.notes,
+             m.cached ? " [cached verdict]" : "");
     return MQSS_OK;
   }
   r->used_fallback = 1;

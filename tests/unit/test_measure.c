@@ -273,6 +273,13 @@ static outputs text_outputs(const char *text) {
   return o;
 }
 
+// outputs_compare with no magnitude run, depth 1 and nothing skipped.
+static void compare_plain(const outputs *got, const outputs *want, double rtol,
+                          double atol, compare_result *cr) {
+  reference ref = {.val = *want, .depth = 1};
+  outputs_compare(got, &ref, NULL, rtol, atol, cr);
+}
+
 static void test_compare_printed(void **state) {
   (void)state;
   compare_result cr;
@@ -286,21 +293,21 @@ static void test_compare_printed(void **state) {
   outputs word = text_outputs("Unranked Memref base@ = 0x7fff rank = 2 data =\n"
                               "[1,  2.5,  0,  nan]\n");
   outputs shorter = text_outputs("Unranked Memref base@ = 0x1 rank = 1 data =\n[1, 2.5]");
-  outputs_compare(&near, &want, 1e-4, 1e-5, &cr);
+  compare_plain(&near, &want, 1e-4, 1e-5, &cr);
   assert_true(cr.equal);
   assert_int_equal(cr.nvalues, 4 + 1); // four data numbers and the rank
-  outputs_compare(&far, &want, 1e-4, 1e-5, &cr);
+  compare_plain(&far, &want, 1e-4, 1e-5, &cr);
   assert_false(cr.equal);
   assert_string_equal(cr.what, "stdout number");
   assert_true(fabs(cr.got - 2.6) < 1e-12 && fabs(cr.want - 2.5) < 1e-12);
   assert_true(fabs(cr.max_error - 0.1) < 1e-9);
-  outputs_compare(&word, &want, 1e-4, 1e-5, &cr);
+  compare_plain(&word, &want, 1e-4, 1e-5, &cr);
   assert_false(cr.equal); // rank 2 vs 1 is a number mismatch
-  outputs_compare(&shorter, &want, 1e-4, 1e-5, &cr);
+  compare_plain(&shorter, &want, 1e-4, 1e-5, &cr);
   assert_false(cr.equal);
   assert_non_null(strstr(cr.what, "shorter"));
   // Same text, tolerance zero: exact.
-  outputs_compare(&want, &want, 0, 0, &cr);
+  compare_plain(&want, &want, 0, 0, &cr);
   assert_true(cr.equal);
   assert_int_equal(outputs_checksum(&near) == outputs_checksum(&want), 0);
   outputs same_but_pointer = text_outputs("Unranked Memref base@ = 0x1234 rank = 1 "
@@ -326,7 +333,7 @@ static void test_compare_buffers(void **state) {
   memcpy(got.v[1].data, gi, sizeof gi);
   memcpy(want.v[1].data, wi, sizeof wi);
   compare_result cr;
-  outputs_compare(&got, &want, 1e-4, 1e-5, &cr);
+  compare_plain(&got, &want, 1e-4, 1e-5, &cr);
   assert_false(cr.equal);
   // Two mismatches: float 3 vs 3.5 (error 0.5) and integer 6 vs 7 (error 1).
   // The one reported is the largest: output 1, index 1.
@@ -335,7 +342,7 @@ static void test_compare_buffers(void **state) {
   assert_true(cr.max_error == 1.0);
   assert_int_equal(cr.nvalues, 5);
   // Integers compare exactly: even a huge tolerance does not hide 6 vs 7.
-  outputs_compare(&got, &want, 1.0, 10.0, &cr);
+  compare_plain(&got, &want, 1.0, 10.0, &cr);
   assert_false(cr.equal);
   assert_int_equal(cr.output, 1);
   outputs_free(&got);
