@@ -50,6 +50,10 @@ mqss_status fail(mqss_session *s, mqss_status status, const char *fmt, ...)
 // Formats `loc` as "file:line:col" into sb ("<unknown>" when it has none).
 void format_location(mqss_session *s, MlirLocation loc, strbuf *sb);
 
+// Registers the passes MLIR 19 has only in C++ (cxx_passes.cpp):
+// mqss-math-approx and mqss-lower-vector-contract. Once per process.
+void register_cxx_passes(void);
+
 // Milliseconds on the monotonic clock (clock.c).
 double now_ms(void);
 // Sorts v (n) ascending (stats.c).
