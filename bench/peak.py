@@ -3,8 +3,9 @@
 
 For each kernel of bench/peak/ (f32 matmul 256^3 and 512^3, a batch matmul,
 a 1x1 convolution) it prints, in one run on one machine:
-  - the GFLOP/s of the best pipeline `mqss search` finds (greedy over the
-    shipped catalog), re-measured with `mqss measure`, output checked;
+  - the GFLOP/s of the best pipeline `mqss search` finds (greedy by default,
+    budget 100, over the shipped catalog), re-measured with `mqss measure`,
+    output checked;
   - the GFLOP/s of the hand-written transform schedule bench/peak/*.sched.mlir
     (preloaded, then the transform interpreter), output checked; this stands
     in until the catalog can express such schedules;
@@ -14,7 +15,7 @@ Times are medians of repeats (wall clock). Every mqss figure comes from a run
 whose outputs matched the reference; a failed check prints the status instead
 of a number.
 
-usage: peak.py MQSS BLAS_BENCH COMMIT [--budget N] [--repeat R]
+usage: peak.py MQSS BLAS_BENCH COMMIT [--budget N] [--method M] [--repeat R]
                [--no-search] [--no-schedule] [--pipeline CASE=TEXT]...
 """
 import argparse
@@ -63,8 +64,8 @@ def measure(mqss, module, pipeline, repeat):
     return d["run_ms"]["median"], "ok"
 
 
-def search(mqss, module, budget):
-    cmd = [mqss, "search", "--method", "greedy", "--budget", str(budget),
+def search(mqss, module, method, budget):
+    cmd = [mqss, "search", "--method", method, "--budget", str(budget),
            module, "--json", "--repeat", "5", "--warmup", "1", "--confirm", "5"]
     p = run(cmd, 7200)
     try:
@@ -93,7 +94,8 @@ def main():
     ap.add_argument("mqss")
     ap.add_argument("blas")
     ap.add_argument("commit")
-    ap.add_argument("--budget", type=int, default=30)
+    ap.add_argument("--budget", type=int, default=100)
+    ap.add_argument("--method", default="greedy", choices=["greedy", "random"])
     ap.add_argument("--repeat", type=int, default=11)
     ap.add_argument("--no-search", action="store_true")
     ap.add_argument("--no-schedule", action="store_true")
@@ -120,7 +122,7 @@ def main():
         rows = [("openblas", blas_ms, "ok" if blas_ms else p.stderr.strip())]
         candidates = []
         if not a.no_search:
-            best, st = search(a.mqss, module, a.budget)
+            best, st = search(a.mqss, module, a.method, a.budget)
             if best is None:
                 rows.append(("search", None, st))
             else:
@@ -132,8 +134,9 @@ def main():
                        if fname.startswith(case)]
         for label, pipeline in candidates:
             ms, st = measure(a.mqss, module, pipeline, a.repeat)
-            rows.append((label, ms, st if label != "search" or ms is None
-                         else "ok: " + pipeline))
+            if label == "search" and ms is not None:
+                st = "ok: " + (pipeline or "(none better than the finisher alone)")
+            rows.append((label, ms, st))
         for label, ms, st in rows:
             gf = flop / (ms * 1e6) if ms else None
             print("%-24s %-9s %9s %9s %7s  %s" % (
