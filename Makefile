@@ -26,7 +26,7 @@ test-unit: build
 
 # Unit and lit tests again, built with clang under ASan + UBSan.
 test-asan: deps
-	cmake -S . -B $(ASAN_BUILD) -DCMAKE_C_COMPILER=clang-19 \
+	cmake -S . -B $(ASAN_BUILD) -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
 	  -DCMAKE_BUILD_TYPE=Debug -DMQSS_SANITIZE=ON >/dev/null
 	cmake --build $(ASAN_BUILD) -j$(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:allocator_may_return_null=1 \
@@ -36,7 +36,7 @@ test-asan: deps
 
 # The policy tests (8 threads on one shared policy) under ThreadSanitizer.
 test-tsan: deps
-	cmake -S . -B $(TSAN_BUILD) -DCMAKE_C_COMPILER=clang-19 \
+	cmake -S . -B $(TSAN_BUILD) -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
 	  -DCMAKE_BUILD_TYPE=Debug -DMQSS_TSAN=ON >/dev/null
 	cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_policy_threads test_policy
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \

@@ -78,6 +78,9 @@ void child_default_fatal_signals(void);
 // Caps the size of any file the process writes (RLIMIT_FSIZE soft limit:
 // SIGXFSZ beyond it) at `bytes`; 0 lifts the cap again (up to the hard limit).
 void child_output_limit(int64_t bytes);
+// Registers the passes MLIR 19 has only in C++ (cxx_passes.cpp):
+// mqss-math-approx and mqss-lower-vector-contract. Once per process.
+void register_cxx_passes(void);
 
 // Milliseconds on the monotonic clock (clock.c).
 double now_ms(void);

@@ -25,7 +25,19 @@ static const struct finish_step {
      "bufferize-function-boundaries "
      "function-boundary-type-conversion=identity-layout-map}"},
     {"linalg", "func.func(convert-linalg-to-loops)"},
-    {"vector", "func.func(convert-vector-to-scf)"},
+    // Vector ops, highest level first. Contractions become outer products
+    // and FMAs (convert-vector-to-llvm would use dot products), and permuted
+    // transfers become minor-identity ones (cxx_passes.cpp). Then
+    // multi-reductions and masks, and last the transfers: fully unrolled to
+    // rank 1, because the default puts an alloca and a scalar loop inside
+    // the innermost loop for every 2-D transfer. convert-vector-to-llvm
+    // lowers what is left (broadcast, shape_cast, transpose) below.
+    {"vector.contract vector.transfer_read vector.transfer_write",
+     "func.func(mqss-lower-vector-contract)"},
+    {"vector.multi_reduction", "func.func(lower-vector-multi-reduction)"},
+    {"vector.mask", "func.func(lower-vector-mask)"},
+    {"vector.transfer_read vector.transfer_write",
+     "func.func(convert-vector-to-scf{full-unroll=true target-rank=1})"},
     {"memref", "expand-strided-metadata"},
     {"affine", "lower-affine"},
     {"scf", "convert-scf-to-cf"},

@@ -103,7 +103,10 @@ mqss_status fail(mqss_session *s, mqss_status status, const char *fmt, ...) {
 // ----------------------------------------------------------------------------
 // create / destroy
 
-static void register_passes(void) { mlirRegisterAllPasses(); }
+static void register_passes(void) {
+  mlirRegisterAllPasses();
+  register_cxx_passes();
+}
 
 mqss_status mqss_session_create(mqss_session **out) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;

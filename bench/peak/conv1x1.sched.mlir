@@ -1,0 +1,54 @@
+// Hand-written schedule for the 1x1 convolution of bench/peak.sh. With a
+// 1x1 filter the convolution is a matmul: generalise it and fold the unit
+// dimensions (n, kh, kw) away, which leaves a generic over (oh, ow, f, c)
+// whose operands are plain projections. Then the matmul recipe of
+// matmul.sched.mlir: a cache tile [1, 56, 256, 64], a register tile of
+// 4 (ow) x 16 (f) with the f loop outside the ow loop, vectorise, hoist the
+// accumulators, lower the contraction to outer-product FMAs. Run it with
+//   transform-preload-library{transform-library-paths=THIS},transform-interpreter
+// before the finisher.
+module attributes {transform.with_named_sequence} {
+  transform.named_sequence @__transform_main(%root: !transform.any_op {transform.readonly}) {
+    %fill = transform.structured.match ops{["linalg.fill"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %tf, %lf:4 = transform.structured.tile_using_for %fill tile_sizes [1, 1, 8, 32]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %conv = transform.structured.match ops{["linalg.conv_2d_nhwc_hwcf"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    %gen = transform.structured.generalize %conv
+      : (!transform.any_op) -> !transform.any_op
+    %func = transform.structured.match ops{["func.func"]} in %root
+      : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %func {
+      transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes
+    } : !transform.any_op
+    %mm = transform.structured.match ops{["linalg.generic"]} in %func
+      : (!transform.any_op) -> !transform.any_op
+    %cache, %lc:4 = transform.structured.tile_using_for %mm tile_sizes [1, 56, 256, 64]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %reg, %lr:4 = transform.structured.tile_using_for %cache tile_sizes [1, 4, 16, 1] interchange = [0, 2, 1, 3]
+      : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %vf = transform.structured.vectorize_children_and_apply_patterns %func
+      : (!transform.any_op) -> !transform.any_op
+    transform.apply_patterns to %vf {
+      transform.apply_patterns.canonicalization
+      transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers
+    } : !transform.any_op
+    transform.apply_cse to %vf : !transform.any_op
+    %loops = transform.structured.match ops{["scf.for"]} in %vf
+      : (!transform.any_op) -> !transform.any_op
+    transform.loop.hoist_loop_invariant_subsets %loops : !transform.any_op
+    transform.apply_patterns to %vf {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.vector.lower_outerproduct
+    } : !transform.any_op
+    // Fold the hoisted slice back into its loop-carried tensor, or
+    // bufferization copies every cache tile into a fresh buffer.
+    transform.apply_patterns to %vf {
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.apply_cse to %vf : !transform.any_op
+    transform.yield
+  }
+}

@@ -1,0 +1,99 @@
+// Passes that MLIR 19 exposes only as C++ pattern sets, registered with
+// MLIR's pass registry so that textual pipelines (catalog actions, the
+// finisher) can name them. It is the library's one C++ file, kept to what
+// C cannot reach; everything else stays C. It defines two passes:
+//
+//   mqss-math-approx        replaces math.tanh, exp, erf, log, ... on f32
+//                           (scalars and vectors) by polynomial arithmetic,
+//                           so that they vectorise instead of becoming libm
+//                           calls (populateMathPolynomialApproximationPatterns;
+//                           mlir-opt has it only as a test pass).
+//   mqss-lower-vector-contract
+//                           lowers vector.contract to vector.outerproduct and
+//                           then to vector.fma, and transfer ops with
+//                           permutation maps to minor-identity transfers.
+//
+// Why a pass and not a transform-dialect patterns schedule for the second:
+// the finisher is a table of textual pipeline steps chosen from the IR that
+// remains (finish.c). A transform schedule would have to be built and
+// inserted into the module, interpreted and stripped again for every finish;
+// a pass is one more step in the table, reproducible with mlir-opt plus the
+// printed pipeline. convert-vector-to-llvm lowers contractions too, but only
+// with the dot-product strategy, which turns a register-tiled matmul into
+// horizontal reductions. The pattern set stays small on purpose: shape_cast
+// and broadcast lowering together with transfer lowering and canonicalization
+// in one greedy rewrite hang (PLATFORM.md); convert-vector-to-scf and
+// convert-vector-to-llvm lower those later, each in its own rewrite.
+#include <mlir/Dialect/Arith/IR/Arith.h>
+#include <mlir/Dialect/Func/IR/FuncOps.h>
+#include <mlir/Dialect/Math/IR/Math.h>
+#include <mlir/Dialect/Math/Transforms/Passes.h>
+#include <mlir/Dialect/Vector/IR/VectorOps.h>
+#include <mlir/Dialect/Vector/Transforms/LoweringPatterns.h>
+#include <mlir/Pass/Pass.h>
+#include <mlir/Pass/PassRegistry.h>
+#include <mlir/Transforms/GreedyPatternRewriteDriver.h>
+
+#include <memory>
+
+namespace {
+
+using namespace mlir;
+
+struct MathApproxPass
+    : public PassWrapper<MathApproxPass, OperationPass<>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(MathApproxPass)
+
+  StringRef getArgument() const final { return "mqss-math-approx"; }
+  StringRef getDescription() const final {
+    return "Replace f32 math ops (tanh, exp, erf, log, ...) by polynomial "
+           "approximations built from arith and vector ops";
+  }
+  void getDependentDialects(DialectRegistry &registry) const final {
+    registry.insert<arith::ArithDialect, math::MathDialect,
+                    vector::VectorDialect>();
+  }
+  void runOnOperation() final {
+    RewritePatternSet patterns(&getContext());
+    // Target-independent: no x86vector intrinsics, so the result lowers
+    // with the finisher's plain convert-vector-to-llvm on any CPU.
+    populateMathPolynomialApproximationPatterns(patterns);
+    // Not converging within the driver's iteration limit leaves valid IR
+    // with some math ops unapproximated; later steps lower those to libm.
+    (void)applyPatternsAndFoldGreedily(getOperation(), std::move(patterns));
+  }
+};
+
+struct LowerVectorContractPass
+    : public PassWrapper<LowerVectorContractPass,
+                         OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(LowerVectorContractPass)
+
+  StringRef getArgument() const final { return "mqss-lower-vector-contract"; }
+  StringRef getDescription() const final {
+    return "Lower vector.contract to outer products and FMAs, and permuted "
+           "vector transfers to minor-identity ones";
+  }
+  void getDependentDialects(DialectRegistry &registry) const final {
+    registry.insert<arith::ArithDialect, vector::VectorDialect>();
+  }
+  void runOnOperation() final {
+    RewritePatternSet patterns(&getContext());
+    vector::VectorTransformsOptions options;
+    options.setVectorTransformsOptions(
+        vector::VectorContractLowering::OuterProduct);
+    vector::populateVectorContractLoweringPatterns(patterns, options);
+    vector::populateVectorOuterProductLoweringPatterns(patterns);
+    vector::populateVectorTransferPermutationMapLoweringPatterns(patterns);
+    // As above: whatever is left, convert-vector-to-llvm still lowers.
+    (void)applyPatternsAndFoldGreedily(getOperation(), std::move(patterns));
+  }
+};
+
+} // namespace
+
+// Called once per process (session.c) after mlirRegisterAllPasses.
+extern "C" void register_cxx_passes(void) {
+  PassRegistration<MathApproxPass>();
+  PassRegistration<LowerVectorContractPass>();
+}
