@@ -23,15 +23,18 @@ static void stages_text(unsigned bits, char *buf, size_t len) {
 }
 
 static void print_params(const mqss_action *a) {
-  static const char *kinds[] = {"int", "log-int", "choice", "bool"};
+  static const char *kinds[] = {"int", "log-int", "choice", "bool",
+                                "divisor"};
   for (int k = 0; k < a->n_params; k++) {
     const mqss_param *p = &a->params[k];
     printf("%s$%s:%s", k ? " " : "", p->name, kinds[p->kind]);
     if (p->kind == MQSS_PARAM_INT || p->kind == MQSS_PARAM_LOG_INT)
       printf("[%lld..%lld]", (long long)p->min, (long long)p->max);
-    for (int v = 0; p->kind == MQSS_PARAM_CHOICE && v < p->n_values; v++)
+    if (p->kind == MQSS_PARAM_DIVISOR)
+      printf("@%d", p->dim);
+    for (int v = 0; v < p->n_values; v++)
       printf("%s%s", v ? "|" : "[", p->values[v]);
-    if (p->kind == MQSS_PARAM_CHOICE)
+    if (p->n_values)
       printf("]");
   }
   if (!a->n_params)
