@@ -63,12 +63,31 @@ static int64_t tile_size(const builder *b, int rank, int loop, int64_t fill) {
   return fill;
 }
 
+// True when the action's choice parameter ORDER is "nmk": the tile loops
+// run n outside m (the B panel of a register tile stays in L1 while m
+// sweeps). Any other value, or no ORDER, keeps the op's loop order.
+static bool swap_mn(const builder *b) {
+  for (int i = 0; i < b->a->n_params; i++) {
+    const mqss_param *p = &b->a->params[i];
+    if (p->kind == MQSS_PARAM_CHOICE && !strcmp(p->name, "ORDER"))
+      return !strcmp(p->values[mqss_param_map(p, b->d->u[i])], "nmk");
+  }
+  return false;
+}
+
 // tile_using_for on every kind; `fill` is the size of loops no parameter
 // names (0: not tiled; 1: unit tiles, for register tiles).
 static void step_tile(builder *b, int64_t fill) {
   for (int i = 0; i < b->a->n_ops; i++) {
     int rank = linalg_kind_rank(b->a->ops[i]);
-    strbuf sizes = {0}, types = {0};
+    strbuf sizes = {0}, types = {0}, order = {0};
+    if (swap_mn(b) && rank >= 3) {
+      sb_printf(&order, " interchange = [");
+      for (int d = 0; d < rank; d++)
+        sb_printf(&order, "%s%d", d ? ", " : "",
+                  d == rank - 3 ? rank - 2 : d == rank - 2 ? rank - 3 : d);
+      sb_printf(&order, "]");
+    }
     int loops = 0;
     for (int d = 0; d < rank; d++) {
       int64_t t = tile_size(b, rank, d, fill);
@@ -79,11 +98,13 @@ static void step_tile(builder *b, int64_t fill) {
       }
     }
     line(b, "%%k%d_%d, %%loops%d_%d:%d = transform.structured.tile_using_for "
-         "%%k%d_%d tile_sizes [%s] : (" ANY ") -> (" ANY "%s)", i,
+         "%%k%d_%d tile_sizes [%s]%s : (" ANY ") -> (" ANY "%s)", i,
          b->version + 1, i, b->counter, loops, i, b->version,
-         sizes.data ? sizes.data : "", types.data ? types.data : "");
+         sizes.data ? sizes.data : "", order.data ? order.data : "",
+         types.data ? types.data : "");
     sb_free(&sizes);
     sb_free(&types);
+    sb_free(&order);
   }
   b->version++;
   b->counter++;
