@@ -79,6 +79,8 @@ uint64_t module_fingerprint(const mqss_module *m);
 
 // The session a catalog reports errors to.
 mqss_session *catalog_session(const mqss_catalog *c);
+// (size + 1) hashes: entry n is the hash of the first n actions.
+const uint64_t *catalog_prefix_hashes(const mqss_catalog *c);
 // The largest n such that the first n actions of c hash to `hash` (the
 // catalog a policy was trained with, if c extends it), or -1.
 int catalog_prefix_with_hash(const mqss_catalog *c, uint64_t hash);

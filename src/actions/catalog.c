@@ -465,6 +465,10 @@ static bool catalog_hash(mqss_catalog *c) {
   return true;
 }
 
+const uint64_t *catalog_prefix_hashes(const mqss_catalog *c) {
+  return c->prefix_hash;
+}
+
 int catalog_prefix_with_hash(const mqss_catalog *c, uint64_t hash) {
   for (int n = c->n; n >= 1; n--)
     if (c->prefix_hash[n] == hash)
