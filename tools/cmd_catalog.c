@@ -73,12 +73,26 @@ static int parse_u(const char *text, float *u) {
   return 0;
 }
 
+// Writes the transform script of schedule decision d to `path`.
+static int write_schedule(mqss_session *s, const mqss_catalog *c,
+                          const mqss_decision *d, const char *path) {
+  char *text = mqss_decision_schedule(c, d);
+  if (!text)
+    return cli_error("catalog: --emit-schedule: %s",
+                     mqss_errmsg(s));
+  FILE *f = fopen(path, "w");
+  bool ok = f && fputs(text, f) >= 0;
+  ok = f && fclose(f) == 0 && ok;
+  free(text);
+  return ok ? 0 : cli_error("catalog: cannot write '%s'", path);
+}
+
 // ----------------------------------------------------------------------------
 // main
 
 int cmd_catalog(int argc, char **argv) {
   const char *path = NULL, *mask_file = NULL, *apply = NULL, *target = NULL,
-             *file = NULL, *params = NULL;
+             *file = NULL, *params = NULL, *op = NULL, *emit = NULL;
   bool hash_only = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -87,6 +101,8 @@ int cmd_catalog(int argc, char **argv) {
                         : !strcmp(a, "--apply")  ? &apply
                         : !strcmp(a, "--target") ? &target
                         : !strcmp(a, "--params") ? &params
+                        : !strcmp(a, "--op")     ? &op
+                        : !strcmp(a, "--emit-schedule") ? &emit
                                                  : NULL;
     if (slot) {
       if (i + 1 >= argc)
@@ -144,6 +160,14 @@ int cmd_catalog(int argc, char **argv) {
       goto done;
     }
     if (params && (rc = parse_u(params, d.u)))
+      goto done;
+    long id = 0;
+    if (op && !cli_parse_int("catalog", "--op", op, 1, 1L << 62, &id)) {
+      rc = 1;
+      goto done;
+    }
+    d.op = id;
+    if (emit && (rc = write_schedule(s, c, &d, emit)))
       goto done;
     if (mqss_module_parse_file(s, file, &m) != MQSS_OK ||
         mqss_decision_apply(m, c, &d) != MQSS_OK) {

@@ -36,7 +36,7 @@ static mqss_status parse_input(mqss_session *s, const char *path,
 
 int cmd_opt(int argc, char **argv) {
   const char *file = NULL, *pipeline = NULL, *out_path = NULL;
-  bool finish = false, print_finish = false;
+  bool finish = false, print_finish = false, tag = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--pipeline") || !strcmp(a, "-o")) {
@@ -47,6 +47,8 @@ int cmd_opt(int argc, char **argv) {
       pipeline = a + 11;
     } else if (!strcmp(a, "--finish")) {
       finish = true;
+    } else if (!strcmp(a, "--tag")) {
+      tag = true;
     } else if (!strcmp(a, "--print-finish")) {
       print_finish = true;
     } else if (a[0] == '-' && a[1]) {
@@ -71,6 +73,8 @@ int cmd_opt(int argc, char **argv) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto done;
   }
+  if (tag)
+    mqss_module_tag_ops(m, NULL);
   if (pipeline && (st = mqss_module_run_pipeline(m, pipeline)) != MQSS_OK) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto done;

@@ -22,6 +22,8 @@ static const cli_command commands[] = {
      "  --pipeline TEXT   passes to run, anchored or bare\n"
      "  --finish          lower the result fully to the LLVM dialect\n"
      "  --print-finish    print the finisher's chosen pipeline to stderr\n"
+     "  --tag             tag every linalg op with mqss.id = N first (what\n"
+     "                    schedule actions address ops by)\n"
      "  -o OUT            write the module to OUT instead of stdout\n",
      cmd_opt},
     {"measure", "compile, run and check a module in a sandbox; time it",
@@ -61,6 +63,7 @@ static const cli_command commands[] = {
      "usage: mqss catalog [--catalog PATH] [--hash]\n"
      "       mqss catalog --mask FILE [--target FUNC]\n"
      "       mqss catalog --apply NAME FILE [--params U1,U2..] [--target FUNC]\n"
+     "                    [--op ID] [--emit-schedule OUT]\n"
      "\n"
      "Without options, lists every action: id, name, anchor, required and\n"
      "produced stages, parameters and pipeline template. The catalog is\n"
@@ -70,7 +73,10 @@ static const cli_command commands[] = {
      "  --mask FILE      print, per action, allowed or the reason it is blocked\n"
      "  --apply NAME     apply action NAME to FILE and print the module\n"
      "  --params LIST    raw parameter values in [-1,1], mapped onto each range\n"
-     "  --target FUNC    scope the check or the action to function @FUNC\n",
+     "  --target FUNC    scope the check or the action to function @FUNC\n"
+     "  --op ID          schedule actions: transform only the linalg op\n"
+     "                   tagged mqss.id = ID (see 'mqss opt --tag')\n"
+     "  --emit-schedule OUT  schedule actions: write the transform script\n",
      cmd_catalog},
     {"features", "print the 256-float state vector of a module, with names",
      "usage: mqss features FILE [--json] [--nonzero] [--history A,B,..]\n"
@@ -218,6 +224,8 @@ static const cli_command commands[] = {
      "  --cache-dir DIR           avoid sequences logged bad in DIR\n"
      "  --no-isolate              run the passes in this process (faster; a\n"
      "                            crashing pass then kills mqss)\n"
+     "  --emit-schedule OUT       write the transform library of the selection's\n"
+     "                            schedule actions (docs/SCHEDULES.md)\n"
      "  --init-random-policy OUT  write an UNTRAINED random policy (tests only)\n",
      cmd_select},
     {"compile", "select with a policy, lower to LLVM, write .mlir/.ll/.o",

@@ -895,7 +895,10 @@ void mqss_policy_destroy(mqss_policy *policy);
 /// the policy, valid until it is destroyed.
 const char *mqss_policy_mlir_version(const mqss_policy *policy);
 
-/// Returns the catalog the policy is bound to. Owned by the policy.
+/// Returns the catalog the policy is bound to. Owned by the policy. When the
+/// loaded catalog appends actions to the one the policy was trained with
+/// (its hash matches a prefix), this is that prefix: the appended actions
+/// exist neither for the policy's choices nor for its features.
 const mqss_catalog *mqss_policy_catalog(const mqss_policy *policy);
 
 /// Runs one dummy decision on a tiny module in `session`, so that the first
@@ -978,6 +981,15 @@ const char *mqss_selection_step_pipeline(const mqss_selection *selection,
 /// "builtin.module(P1,P2,...)" ("builtin.module()" when empty). Owned by the
 /// selection.
 const char *mqss_selection_pipeline(const mqss_selection *selection);
+
+/// The transform library of the selection's schedule actions: one module
+/// with the named sequence of each distinct schedule decision (none when
+/// the selection has no schedule action). The pipeline's
+/// transform-preload-library passes load the same sequences from
+/// mqss_schedule_dir(); preloading this file instead (once, at the start)
+/// and keeping the transform-interpreter passes gives the same IR. Returns
+/// a string the caller frees with free(), or NULL when out of memory.
+char *mqss_selection_schedule(const mqss_selection *selection);
 
 /// Nonzero when the policy chose STOP (0: max_steps was reached, or the
 /// selection was built by mqss_selection_create()).

@@ -132,11 +132,14 @@ static void step_vectorize(builder *b) {
 // of every scf.for: the accumulator then stays in registers across k.
 static void step_hoist(builder *b) {
   int n = b->counter++;
-  line(b, "%%for%d = transform.structured.match ops{[\"scf.for\"]} in %%funcs "
-       ": (" ANY ") -> " ANY, n);
-  line(b, "transform.foreach %%for%d : " ANY " {", n);
-  line(b, "^bb0(%%loop%d: " ANY "):", n);
-  line(b, "  transform.loop.hoist_loop_invariant_subsets %%loop%d : " ANY, n);
+  line(b, "transform.foreach %%funcs : " ANY " {");
+  line(b, "^bb0(%%func%d: " ANY "):", n);
+  line(b, "  %%for%d = transform.structured.match ops{[\"scf.for\"]} in "
+       "%%func%d : (" ANY ") -> " ANY, n, n);
+  line(b, "  transform.foreach %%for%d : " ANY " {", n);
+  line(b, "  ^bb0(%%loop%d: " ANY "):", n);
+  line(b, "    transform.loop.hoist_loop_invariant_subsets %%loop%d : " ANY, n);
+  line(b, "  }");
   line(b, "}");
 }
 
@@ -229,8 +232,8 @@ static uint64_t fnv(const char *s) {
   return h;
 }
 
-char *schedule_script(const mqss_action *a, const mqss_decision *d,
-                      char entry[32]) {
+bool schedule_sequence(strbuf *sb, const mqss_action *a,
+                       const mqss_decision *d, char entry[32]) {
   strbuf body = {0};
   builder b = {.sb = &body, .a = a, .d = d};
   prologue(&b);
@@ -238,15 +241,24 @@ char *schedule_script(const mqss_action *a, const mqss_decision *d,
     steps[step_index(a->steps[i])].emit(&b);
   line(&b, "transform.yield");
   if (!body.data)
-    return NULL;
+    return false;
   snprintf(entry, 32, "mqss_%016llx", (unsigned long long)fnv(body.data));
-  strbuf sb = {0};
-  sb_printf(&sb, "// Transform schedule of catalog action '%s' (mqss).\n"
-            "module attributes {transform.with_named_sequence} {\n"
+  sb_printf(sb, "  // catalog action '%s'\n"
             "  transform.named_sequence @%s(%%root: " ANY
-            " {transform.readonly}) {\n%s  }\n}\n",
-            a->name, entry, body.data);
+            " {transform.readonly}) {\n%s  }\n", a->name, entry, body.data);
   sb_free(&body);
+  return sb->data != NULL;
+}
+
+char *schedule_script(const mqss_action *a, const mqss_decision *d,
+                      char entry[32]) {
+  strbuf sb = {0};
+  sb_printf(&sb, "%s", SCHEDULE_MODULE_HEAD);
+  if (!schedule_sequence(&sb, a, d, entry)) {
+    sb_free(&sb);
+    return NULL;
+  }
+  sb_printf(&sb, "}\n");
   return sb.data;
 }
 

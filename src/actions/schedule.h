@@ -27,6 +27,15 @@ int schedule_step_flags(const char *name);
 // Flags of all of the action's steps together.
 int schedule_action_flags(const mqss_action *a);
 
+// First line of a transform library module; close it with "}\n".
+#define SCHEDULE_MODULE_HEAD                                                   \
+  "module attributes {transform.with_named_sequence} {\n"
+
+// Appends the named sequence of decision d (action a) to sb, called
+// `entry` (32 bytes, set here: "mqss_" and the hash of its body). False
+// when out of memory.
+bool schedule_sequence(strbuf *sb, const mqss_action *a,
+                       const mqss_decision *d, char entry[32]);
 // The transform script of decision d (action a of the catalog) as a
 // complete module with one named sequence called `entry` (32 bytes, set
 // here: "mqss_" and a content hash). Returns a malloc'ed string or NULL.
