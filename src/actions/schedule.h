@@ -48,10 +48,11 @@ char *schedule_script(const mqss_action *a, const mqss_decision *d,
 mqss_status schedule_pipeline(mqss_session *s, const mqss_action *a,
                               const mqss_decision *d, char **out);
 
-// Whether schedule action a applies in `scope`. With d == NULL (the mask):
-// some op of the action's kinds has static loops, every size parameter has
-// a candidate dividing its loop, and the vector bound can be met. With d:
-// every op d targets fits d's sizes, and there is at least one. Writes the
+// Whether schedule action a applies in `scope`. With d == NULL (the mask,
+// for an untargeted decision): every op of the action's kinds in scope has
+// static loops, a candidate of every size parameter divides its loop, and
+// the vector bound can be met. With d: every op d targets fits d's sizes.
+// Either way there must be at least one op. Writes the
 // reason into why (why_len bytes) when it does not apply.
 bool schedule_applies(MlirOperation scope, const mqss_action *a,
                       const mqss_decision *d, char *why, size_t why_len);

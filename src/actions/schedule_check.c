@@ -3,8 +3,8 @@
 // parameter must divide its loop's extent (a partial tile stays dynamic and
 // is not vectorised: tile 32 on 112 ran at 0.19x), and an op a schedule
 // vectorises must stay within SCHEDULE_MAX_VECTOR_ELEMS. The mask asks
-// whether some choice of sizes works; applying a decision asks whether its
-// sizes do. It builds no scripts (schedule.c).
+// whether some choice of sizes works for every op in scope; applying a
+// decision asks whether its sizes do for every op it targets. It builds no scripts (schedule.c).
 #include "internal.h"
 #include "actions/linalg_ops.h"
 #include "actions/schedule.h"
@@ -39,16 +39,21 @@ static int64_t pick(const checker *c, const mqss_param *p, int k, int64_t ext) {
 static bool fits(checker *c, MlirOperation op) {
   int64_t ext[LINALG_MAX_RANK], tile[LINALG_MAX_RANK];
   int rank = linalg_loop_extents(op, ext);
-  const char *name = mlirIdentifierStr(mlirOperationGetName(op)).data;
+  char name[128];
+  MlirStringRef opname = mlirIdentifierStr(mlirOperationGetName(op));
   long long id = (long long)linalg_op_tag(op);
+  if (id)
+    snprintf(name, sizeof name, "%.*s (mqss.id %lld)", (int)opname.length,
+             opname.data, id);
+  else
+    snprintf(name, sizeof name, "%.*s", (int)opname.length, opname.data);
   if (rank < 0) {
     snprintf(c->why, sizeof c->why, "%s: loop extents unknown", name);
     return false;
   }
   for (int d = 0; d < rank; d++) {
     if (ext[d] < 1) {
-      snprintf(c->why, sizeof c->why, "%s (mqss.id %lld): loop %d is "
-               "dynamic", name, id, d);
+      snprintf(c->why, sizeof c->why, "%s: loop %d is dynamic", name, d);
       return false;
     }
     tile[d] = !(c->flags & STEP_TILES)         ? ext[d]
@@ -66,10 +71,15 @@ static bool fits(checker *c, MlirOperation op) {
       return false;
     }
     int64_t t = pick(c, p, k, ext[d]);
-    if (t < 1 || ext[d] % t) {
-      snprintf(c->why, sizeof c->why, "%s (mqss.id %lld): $%s=%lld does not "
-               "divide loop %d of extent %lld", name, id, p->name,
-               (long long)(t < 1 ? value_of(p, 0) : t), d, (long long)ext[d]);
+    if (t < 1) {
+      snprintf(c->why, sizeof c->why, "%s: no candidate of $%s divides loop "
+               "%d of extent %lld", name, p->name, d, (long long)ext[d]);
+      return false;
+    }
+    if (ext[d] % t) {
+      snprintf(c->why, sizeof c->why, "%s: $%s=%lld does not divide loop %d "
+               "of extent %lld", name, p->name, (long long)t, d,
+               (long long)ext[d]);
       return false;
     }
     tile[d] = t;
@@ -79,8 +89,8 @@ static bool fits(checker *c, MlirOperation op) {
     for (int d = 0; d < rank; d++)
       elems *= tile[d];
     if (elems > SCHEDULE_MAX_VECTOR_ELEMS) {
-      snprintf(c->why, sizeof c->why, "%s (mqss.id %lld): vectorising %lld "
-               "elements exceeds the bound of %d", name, id, (long long)elems,
+      snprintf(c->why, sizeof c->why, "%s: vectorising %lld elements "
+               "exceeds the bound of %d", name, (long long)elems,
                SCHEDULE_MAX_VECTOR_ELEMS);
       return false;
     }
@@ -91,10 +101,10 @@ static bool fits(checker *c, MlirOperation op) {
 static bool visit(MlirOperation op, void *user) {
   checker *c = user;
   c->matched++;
-  if (fits(c, op))
-    c->fitting++;
-  else if (c->d)
-    return false; // a decision transforms every op it targets: all must fit
+  // A decision transforms every op it targets: all must fit.
+  if (!fits(c, op))
+    return false;
+  c->fitting++;
   return true;
 }
 
@@ -104,7 +114,7 @@ bool schedule_applies(MlirOperation scope, const mqss_action *a,
   if (!a->n_ops)
     return true;
   linalg_for_each(scope, a->ops, a->n_ops, d ? d->op : 0, visit, &c);
-  if (c.matched && (d ? c.fitting == c.matched : c.fitting > 0))
+  if (c.matched && c.fitting == c.matched)
     return true;
   if (why && why_len) {
     if (!c.matched && d && d->op)
