@@ -252,10 +252,71 @@ static void test_errors_name_location(void **state) {
                "version: 1\nactions:\n  - name: a\n    pipeline: cse\n"
                "  - name: a\n    pipeline: cse\n",
                "test_catalog_bad.yaml:5:5", "duplicate action name 'a'");
+  // schedule actions
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: [tile, "
+               "spin]\n    ops: [linalg.matmul]\n",
+               "test_catalog_bad.yaml:4:15", "unknown schedule step 'spin'");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: [tile]\n"
+               "    ops: [linalg.generic]\n",
+               "test_catalog_bad.yaml:4:15", "cannot tile linalg.generic");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: [vectorize]\n",
+               "test_catalog_bad.yaml:4:15", "needs ops: [...]");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    pipeline: cse\n"
+               "    params:\n      - {name: T, kind: divisor, dim: 0, "
+               "values: [4]}\n",
+               "test_catalog_bad.yaml:6:", "divisor parameters are for "
+               "schedule actions");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: [tile]\n"
+               "    ops: [linalg.matmul]\n    params:\n      - {name: T, "
+               "kind: divisor, dim: 0, values: [0]}\n",
+               "test_catalog_bad.yaml:7:", "'0' is not a positive size");
   mqss_catalog *c = NULL;
   assert_int_equal(mqss_catalog_load(s, "/no/such/catalog.yaml", &c),
                    MQSS_ERR_IO);
   assert_non_null(strstr(mqss_errmsg(s), "/no/such/catalog.yaml"));
+}
+
+static mqss_catalog *load_text(mqss_session *s, const char *yaml) {
+  const char *path = "test_catalog_sched.yaml";
+  spit(path, yaml, "");
+  mqss_catalog *c = load(s, path);
+  remove(path);
+  return c;
+}
+
+// The catalog hash covers schedule steps, op kinds and divisor dimensions;
+// each prefix of the catalog has its own hash (policies trained on it load).
+static void test_schedule_hash(void **state) {
+  mqss_session *s = *state;
+  static const char *texts[] = {
+      "version: 1\nactions:\n  - name: a\n    schedule: [tile]\n"
+      "    ops: [linalg.matmul]\n    params:\n      - {name: T, kind: "
+      "divisor, dim: -1, values: [4, 8]}\n",
+      "version: 1\nactions:\n  - name: a\n    schedule: [register-tile]\n"
+      "    ops: [linalg.matmul]\n    params:\n      - {name: T, kind: "
+      "divisor, dim: -1, values: [4, 8]}\n",
+      "version: 1\nactions:\n  - name: a\n    schedule: [tile]\n"
+      "    ops: [linalg.batch_matmul]\n    params:\n      - {name: T, kind: "
+      "divisor, dim: -1, values: [4, 8]}\n",
+      "version: 1\nactions:\n  - name: a\n    schedule: [tile]\n"
+      "    ops: [linalg.matmul]\n    params:\n      - {name: T, kind: "
+      "divisor, dim: -2, values: [4, 8]}\n",
+  };
+  uint64_t h[4];
+  for (int i = 0; i < 4; i++) {
+    mqss_catalog *c = load_text(s, texts[i]);
+    h[i] = mqss_catalog_hash(c);
+    assert_string_equal(mqss_catalog_action(c, 0)->pipeline,
+                        i == 1 ? "schedule(register-tile)" : "schedule(tile)");
+    mqss_catalog_destroy(c);
+    for (int j = 0; j < i; j++)
+      assert_true(h[i] != h[j]);
+  }
 }
 
 // Scoping: a func.func action runs on the named function only.
@@ -308,6 +369,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_errors_name_location, session_setup,
                                       session_teardown),
       cmocka_unit_test_setup_teardown(test_scoped_apply, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_schedule_hash, session_setup,
+                                      session_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
