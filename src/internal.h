@@ -40,6 +40,8 @@ struct mqss_session {
   strbuf diag;           // diagnostics captured since the last diag_reset
   strbuf errmsg;         // message of the last failed call
   const char *source;    // file name substituted for "-" in locations
+  strbuf libraries;      // transform libraries preloaded into ctx, one
+                         // path list a line (actions/schedule.c)
 };
 
 // Clears captured diagnostics; `source` names the buffer being processed.
@@ -153,6 +155,14 @@ uint64_t module_fingerprint(const mqss_module *m);
 
 // The session a catalog reports errors to.
 mqss_session *catalog_session(const mqss_catalog *c);
+// (size + 1) hashes: entry n is the hash of the first n actions.
+const uint64_t *catalog_prefix_hashes(const mqss_catalog *c);
+// The largest n such that the first n actions of c hash to `hash` (the
+// catalog a policy was trained with, if c extends it), or -1.
+int catalog_prefix_with_hash(const mqss_catalog *c, uint64_t hash);
+// Keeps only the first n actions of c (1 <= n < size; else no change): the
+// view of an extended catalog that a policy trained on its prefix gets.
+void catalog_truncate(mqss_catalog *c, int n);
 // The top-level func.func of `m` whose sym_name is `name`, or a null op.
 MlirOperation find_function(const mqss_module *m, const char *name);
 

@@ -24,15 +24,18 @@ static void stages_text(unsigned bits, char *buf, size_t len) {
 }
 
 static void print_params(const mqss_action *a) {
-  static const char *kinds[] = {"int", "log-int", "choice", "bool"};
+  static const char *kinds[] = {"int", "log-int", "choice", "bool",
+                                "divisor"};
   for (int k = 0; k < a->n_params; k++) {
     const mqss_param *p = &a->params[k];
     printf("%s$%s:%s", k ? " " : "", p->name, kinds[p->kind]);
     if (p->kind == MQSS_PARAM_INT || p->kind == MQSS_PARAM_LOG_INT)
       printf("[%lld..%lld]", (long long)p->min, (long long)p->max);
-    for (int v = 0; p->kind == MQSS_PARAM_CHOICE && v < p->n_values; v++)
+    if (p->kind == MQSS_PARAM_DIVISOR)
+      printf("@%d", p->dim);
+    for (int v = 0; v < p->n_values; v++)
       printf("%s%s", v ? "|" : "[", p->values[v]);
-    if (p->kind == MQSS_PARAM_CHOICE)
+    if (p->n_values)
       printf("]");
   }
   if (!a->n_params)
@@ -83,12 +86,26 @@ static mqss_status run_apply(void *ctx) {
   return mqss_decision_apply(w->m, w->c, w->d);
 }
 
+// Writes the transform script of schedule decision d to `path`.
+static int write_schedule(mqss_session *s, const mqss_catalog *c,
+                          const mqss_decision *d, const char *path) {
+  char *text = mqss_decision_schedule(c, d);
+  if (!text)
+    return cli_error("catalog: --emit-schedule: %s",
+                     mqss_errmsg(s));
+  FILE *f = fopen(path, "w");
+  bool ok = f && fputs(text, f) >= 0;
+  ok = f && fclose(f) == 0 && ok;
+  free(text);
+  return ok ? 0 : cli_error("catalog: cannot write '%s'", path);
+}
+
 // ----------------------------------------------------------------------------
 // main
 
 int cmd_catalog(int argc, char **argv) {
   const char *path = NULL, *mask_file = NULL, *apply = NULL, *target = NULL,
-             *file = NULL, *params = NULL;
+             *file = NULL, *params = NULL, *op = NULL, *emit = NULL;
   bool hash_only = false, isolate = false, check = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
@@ -97,6 +114,8 @@ int cmd_catalog(int argc, char **argv) {
                         : !strcmp(a, "--apply")  ? &apply
                         : !strcmp(a, "--target") ? &target
                         : !strcmp(a, "--params") ? &params
+                        : !strcmp(a, "--op")     ? &op
+                        : !strcmp(a, "--emit-schedule") ? &emit
                                                  : NULL;
     if (slot) {
       if (i + 1 >= argc)
@@ -171,6 +190,14 @@ int cmd_catalog(int argc, char **argv) {
       goto done;
     }
     if (params && (rc = parse_u(params, d.u)))
+      goto done;
+    long id = 0;
+    if (op && !cli_parse_int("catalog", "--op", op, 1, 1L << 62, &id)) {
+      rc = 1;
+      goto done;
+    }
+    d.op = id;
+    if (emit && (rc = write_schedule(s, c, &d, emit)))
       goto done;
     apply_work w = {NULL, c, &d};
     if (cli_parse_module(s, file, &m) != MQSS_OK ||

@@ -32,7 +32,7 @@ static mqss_status run_opt(void *ctx) {
 
 int cmd_opt(int argc, char **argv) {
   const char *file = NULL, *pipeline = NULL, *out_path = NULL;
-  bool finish = false, print_finish = false, isolate = false;
+  bool finish = false, print_finish = false, isolate = false, tag = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--pipeline") || !strcmp(a, "-o")) {
@@ -43,6 +43,8 @@ int cmd_opt(int argc, char **argv) {
       pipeline = a + 11;
     } else if (!strcmp(a, "--finish")) {
       finish = true;
+    } else if (!strcmp(a, "--tag")) {
+      tag = true;
     } else if (!strcmp(a, "--print-finish")) {
       print_finish = true;
     } else if (!strcmp(a, "--isolate")) {
@@ -69,6 +71,8 @@ int cmd_opt(int argc, char **argv) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto done;
   }
+  if (tag)
+    mqss_module_tag_ops(m, NULL);
   // A trial run in a sandbox child first: a pass that crashes kills only it.
   opt_work trial = {m, pipeline, finish};
   if (isolate && (pipeline || finish) &&

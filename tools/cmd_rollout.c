@@ -75,7 +75,7 @@ static void print_params(const mqss_catalog *cat, const mqss_env_info *in,
   const mqss_action *a = mqss_catalog_action(cat, in->action);
   for (int k = 0; a && k < in->n_params; k++) {
     const mqss_param *p = &a->params[k];
-    if (p->kind == MQSS_PARAM_CHOICE)
+    if (p->kind == MQSS_PARAM_CHOICE || p->kind == MQSS_PARAM_DIVISOR)
       fprintf(f, " %s=%s", p->name, p->values[in->params[k]]);
     else
       fprintf(f, " %s=%lld", p->name, (long long)in->params[k]);
@@ -141,6 +141,10 @@ static cJSON *step_json(const mqss_catalog *cat, const mqss_rollout_record *r,
     if (a->params[k].kind == MQSS_PARAM_CHOICE)
       cJSON_AddStringToObject(p, a->params[k].name,
                               a->params[k].values[in->params[k]]);
+    else if (a->params[k].kind == MQSS_PARAM_DIVISOR)
+      cJSON_AddNumberToObject(
+          p, a->params[k].name,
+          (double)strtoll(a->params[k].values[in->params[k]], NULL, 10));
     else
       cJSON_AddNumberToObject(p, a->params[k].name, (double)in->params[k]);
   }

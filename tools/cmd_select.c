@@ -112,7 +112,10 @@ static void print_json(const mqss_policy *p, const mqss_selection *sel) {
     for (int k = 0; k < a->n_params; k++) {
       const mqss_param *pp = &a->params[k];
       int64_t v = mqss_param_map(pp, d->u[k]);
-      if (pp->kind == MQSS_PARAM_CHOICE)
+      if (pp->kind == MQSS_PARAM_DIVISOR)
+        cJSON_AddNumberToObject(params, pp->name,
+                                (double)strtoll(pp->values[v], NULL, 10));
+      else if (pp->kind == MQSS_PARAM_CHOICE)
         cJSON_AddStringToObject(params, pp->name, pp->values[v]);
       else if (pp->kind == MQSS_PARAM_BOOL)
         cJSON_AddBoolToObject(params, pp->name, v != 0);
@@ -126,6 +129,15 @@ static void print_json(const mqss_policy *p, const mqss_selection *sel) {
     printf("%s\n", text);
   free(text);
   cJSON_Delete(j);
+}
+
+// Writes `text` (owned, freed here; NULL: out of memory) to `path`.
+static int write_text(const char *path, char *text) {
+  FILE *f = text ? fopen(path, "w") : NULL;
+  bool ok = f && fputs(text, f) >= 0;
+  ok = f && fclose(f) == 0 && ok;
+  free(text);
+  return ok ? 0 : cli_error("select: cannot write '%s'", path);
 }
 
 // ----------------------------------------------------------------------------
@@ -152,6 +164,7 @@ int cmd_select(int argc, char **argv) {
   policy_cli o = {0};
   const char *file = NULL, *random_out = NULL, *arch = NULL;
   bool json = false;
+  const char *emit = NULL;
   for (int i = 1; i < argc; i++) {
     int r = policy_cli_option(&o, argc, argv, &i);
     if (r < 0)
@@ -160,6 +173,8 @@ int cmd_select(int argc, char **argv) {
       continue;
     if (!strcmp(argv[i], "--json")) {
       json = true;
+    } else if (!strcmp(argv[i], "--emit-schedule") && i + 1 < argc) {
+      emit = argv[++i];
     } else if (!strcmp(argv[i], "--init-random-policy") && i + 1 < argc) {
       random_out = argv[++i];
     } else if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
@@ -192,6 +207,8 @@ int cmd_select(int argc, char **argv) {
         print_json(p, sel);
       else
         printf("%s\n", mqss_selection_pipeline(sel));
+      if (emit)
+        rc = write_text(emit, mqss_selection_schedule(sel));
     }
   }
   mqss_selection_destroy(sel);

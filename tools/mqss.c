@@ -29,6 +29,8 @@ static const cli_command commands[] = {
      "  --finish          lower the result fully to the LLVM dialect\n"
      "  --isolate         try the passes in a forked child first (see above)\n"
      "  --print-finish    print the finisher's chosen pipeline to stderr\n"
+     "  --tag             tag every linalg op with mqss.id = N first (what\n"
+     "                    schedule actions address ops by)\n"
      "  -o OUT            write the module to OUT instead of stdout\n",
      cmd_opt},
     {"measure", "compile, run and check a module in a sandbox; time it",
@@ -78,7 +80,7 @@ static const cli_command commands[] = {
      "usage: mqss catalog [--catalog PATH] [--hash | --check]\n"
      "       mqss catalog --mask FILE [--target FUNC]\n"
      "       mqss catalog --apply NAME FILE [--params U1,U2..] [--target FUNC]\n"
-     "                    [--isolate]\n"
+     "                    [--isolate] [--op ID] [--emit-schedule OUT]\n"
      "\n"
      "Without options, lists every action: id, name, anchor, required and\n"
      "produced stages, parameters and pipeline template. The catalog is\n"
@@ -93,7 +95,10 @@ static const cli_command commands[] = {
      "  --target FUNC    scope the check or the action to function @FUNC\n"
      "  --isolate        apply the action in a forked child first, so that a\n"
      "                   pass that crashes (as some upstream passes do on some\n"
-     "                   options) is reported instead of killing mqss\n",
+     "                   options) is reported instead of killing mqss\n"
+     "  --op ID          schedule actions: transform only the linalg op\n"
+     "                   tagged mqss.id = ID (see 'mqss opt --tag')\n"
+     "  --emit-schedule OUT  schedule actions: write the transform script\n",
      cmd_catalog},
     {"features", "print the 256-float state vector of a module, with names",
      "usage: mqss features FILE [--json] [--nonzero] [--history A,B,..]\n"
@@ -246,6 +251,8 @@ static const cli_command commands[] = {
      "  --cache-dir DIR           avoid sequences logged bad in DIR\n"
      "  --no-isolate              run the passes in this process (faster; a\n"
      "                            crashing pass then kills mqss)\n"
+     "  --emit-schedule OUT       write the transform library of the selection's\n"
+     "                            schedule actions (docs/SCHEDULES.md)\n"
      "  --init-random-policy OUT  write an UNTRAINED random policy (tests only)\n",
      cmd_select},
     {"compile", "select with a policy, lower to LLVM, write .mlir/.ll/.o",

@@ -488,12 +488,16 @@ const char *mqss_stage_name(int bit);
 ///  - INT: min + round(t * (max - min));
 ///  - LOG_INT: round(min * (max / min)^t), geometric between min and max;
 ///  - CHOICE: index min(n - 1, floor(t * n)) into the n values;
-///  - BOOL: u > 0.
+///  - BOOL: u > 0;
+///  - DIVISOR: like CHOICE, over candidate sizes for loop dimension `dim` of
+///    the targeted linalg op; applying a value that does not divide that
+///    dimension's static extent is refused (schedule actions only).
 typedef enum {
   MQSS_PARAM_INT,
   MQSS_PARAM_LOG_INT,
   MQSS_PARAM_CHOICE,
-  MQSS_PARAM_BOOL
+  MQSS_PARAM_BOOL,
+  MQSS_PARAM_DIVISOR
 } mqss_param_kind;
 
 /// Most parameters an action may have.
@@ -511,6 +515,9 @@ typedef struct {
   int64_t min, max;           ///< range of INT / LOG_INT (inclusive)
   int n_values;               ///< CHOICE: number of values
   const char *const *values;  ///< CHOICE: (n_values) option strings
+  int dim;                    ///< DIVISOR: loop dimension of the targeted
+                              ///< op, counted from the innermost (-1 is the
+                              ///< innermost loop), or from 0 when >= 0
 } mqss_param;
 
 /// An action of the catalog. Every pointer is owned by the catalog and lives
@@ -528,6 +535,13 @@ typedef struct {
   const mqss_param *params; ///< (n_params)
   int is_stop;            ///< nonzero for the STOP action
   int line;               ///< line of the entry in the catalog file (1-based)
+  int n_steps;            ///< schedule actions: number of transform steps
+  const char *const *steps; ///< (n_steps) e.g. "tile", "vectorize"; the
+                          ///< action runs a transform-dialect schedule built
+                          ///< from them (docs/SCHEDULES.md), and `pipeline`
+                          ///< reads "schedule(tile,vectorize,...)"
+  int n_ops;              ///< schedule actions: linalg op kinds it targets
+  const char *const *ops; ///< (n_ops) e.g. "linalg.matmul"
 } mqss_action;
 
 /// A loaded action catalog. Immutable once loaded, so it may be shared by
@@ -577,6 +591,10 @@ typedef struct {
   int action;                  ///< index into the catalog
   float u[MQSS_MAX_PARAMS];    ///< raw parameter values in [-1, 1]
   const char *target;          ///< func.func symbol name, or NULL: whole module
+  int64_t op;                  ///< schedule actions: the `mqss.id` tag of the
+                               ///< one linalg op to transform (see
+                               ///< mqss_module_tag_ops), or 0: every op of
+                               ///< the action's kinds in scope
 } mqss_decision;
 
 /// Formats the pipeline `decision` runs, anchored: "func.func(P)" or
@@ -586,6 +604,27 @@ typedef struct {
 /// message says why) or out of memory.
 char *mqss_decision_pipeline(const mqss_catalog *catalog,
                              const mqss_decision *decision);
+
+/// Directory where schedule actions write their transform scripts, named by
+/// content hash: $MQSS_SCHEDULE_DIR, else $TMPDIR/mqss-schedules (or
+/// /tmp/mqss-schedules). The pipeline of a schedule action preloads its file
+/// from there, so `mlir-opt-19 --pass-pipeline=...` can replay it.
+const char *mqss_schedule_dir(void);
+
+/// Returns the transform-dialect script a schedule action's decision runs
+/// (a module holding one named sequence), or NULL when the action is not a
+/// schedule (the session message says so) or out of memory. The caller
+/// frees it with free().
+char *mqss_decision_schedule(const mqss_catalog *catalog,
+                             const mqss_decision *decision);
+
+/// Tags every linalg op of `module` that has no tag yet with a discardable
+/// `mqss.id = N : i64` attribute, numbering on from the largest tag present
+/// (1 in a fresh module, in walk order), so a decision can address one op
+/// (mqss_decision.op). The tag survives bufferization and tiling. Writes the
+/// number of ops tagged into `n_tagged` (may be NULL). Applying a schedule
+/// action tags the module first.
+mqss_status mqss_module_tag_ops(mqss_module *module, int *n_tagged);
 
 /// Applies `decision` to `module` in place. STOP does nothing. A targeted
 /// decision runs its func.func pipeline on the named function only;
@@ -954,7 +993,10 @@ void mqss_policy_destroy(mqss_policy *policy);
 /// the policy, valid until it is destroyed.
 const char *mqss_policy_mlir_version(const mqss_policy *policy);
 
-/// Returns the catalog the policy is bound to. Owned by the policy.
+/// Returns the catalog the policy is bound to. Owned by the policy. When the
+/// loaded catalog appends actions to the one the policy was trained with
+/// (its hash matches a prefix), this is that prefix: the appended actions
+/// exist neither for the policy's choices nor for its features.
 const mqss_catalog *mqss_policy_catalog(const mqss_policy *policy);
 
 /// Runs one dummy decision on a tiny module in `session`, so that the first
@@ -1044,6 +1086,15 @@ const char *mqss_selection_step_pipeline(const mqss_selection *selection,
 /// "builtin.module(P1,P2,...)" ("builtin.module()" when empty). Owned by the
 /// selection.
 const char *mqss_selection_pipeline(const mqss_selection *selection);
+
+/// The transform library of the selection's schedule actions: one module
+/// with the named sequence of each distinct schedule decision (none when
+/// the selection has no schedule action). The pipeline's
+/// transform-preload-library passes load the same sequences from
+/// mqss_schedule_dir(); preloading this file instead (once, at the start)
+/// and keeping the transform-interpreter passes gives the same IR. Returns
+/// a string the caller frees with free(), or NULL when out of memory.
+char *mqss_selection_schedule(const mqss_selection *selection);
 
 /// Nonzero when the policy chose STOP (0: max_steps was reached, or the
 /// selection was built by mqss_selection_create()).

@@ -5,6 +5,8 @@
 // look at IR: see decision.c and safety.c.
 #include "internal.h"
 #include "util/yaml_file.h"
+#include "actions/linalg_ops.h"
+#include "actions/schedule.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -18,6 +20,7 @@ struct mqss_catalog {
   mqss_action *actions;  // (n)
   int stop;              // index of STOP or -1
   uint64_t hash;
+  uint64_t *prefix_hash; // (n + 1) hash of the first i actions
   void **allocs;         // every string / array the actions point into
   int n_allocs, cap_allocs;
 };
@@ -204,7 +207,7 @@ static mqss_status get_stages(loader *L, yaml_node_t *n, unsigned *out) {
 
 static mqss_status load_param(loader *L, yaml_node_t *n, mqss_param *p) {
   static const char *const keys[] = {"name", "kind", "min", "max", "values",
-                                     NULL};
+                                     "dim", NULL};
   if (n->type != YAML_MAPPING_NODE)
     return bad(L, n, "a parameter is a mapping {name, kind, ...}");
   mqss_status st = check_keys(L, n, keys, "a parameter");
@@ -244,13 +247,36 @@ static mqss_status load_param(loader *L, yaml_node_t *n, mqss_param *p) {
       return st;
     if (p->n_values < 1)
       return bad(L, v, "choice parameter '%s' has no values", name);
+  } else if (!strcmp(kind, "divisor")) {
+    p->kind = MQSS_PARAM_DIVISOR;
+    yaml_node_t *v = get(L, n, "values"), *dn = get(L, n, "dim");
+    int64_t dim = 0;
+    if (!v || !dn)
+      return bad(L, n, "divisor parameter '%s' needs dim: D (loop, -1 the "
+                 "innermost) and values: [candidate sizes]", name);
+    if ((st = get_int(L, dn, &dim)) ||
+        (st = get_list(L, v, &p->n_values, &p->values)))
+      return st;
+    if (dim < -LINALG_MAX_RANK || dim >= LINALG_MAX_RANK)
+      return bad(L, dn, "divisor parameter '%s': dim %lld is out of range",
+                 name, (long long)dim);
+    p->dim = (int)dim;
+    for (int i = 0; i < p->n_values; i++) {
+      char *end = NULL;
+      long long t = strtoll(p->values[i], &end, 10);
+      if (t < 1 || *end)
+        return bad(L, v, "divisor parameter '%s': '%s' is not a positive "
+                   "size", name, p->values[i]);
+    }
+    if (p->n_values < 1)
+      return bad(L, v, "divisor parameter '%s' has no values", name);
   } else if (!strcmp(kind, "bool")) {
     p->kind = MQSS_PARAM_BOOL;
     p->min = 0;
     p->max = 1;
   } else {
     return bad(L, get(L, n, "kind"), "unknown parameter kind '%s'; use int, "
-               "log-int, choice or bool", kind);
+               "log-int, choice, bool or divisor", kind);
   }
   return MQSS_OK;
 }
@@ -279,10 +305,49 @@ static mqss_status check_slots(loader *L, yaml_node_t *n, const mqss_action *a) 
   return MQSS_OK;
 }
 
+// A schedule action: known steps, op kinds the steps can handle, and the
+// pipeline field set to "schedule(step,...)" for listings and the hash.
+static mqss_status load_schedule(loader *L, yaml_node_t *n, mqss_action *a) {
+  yaml_node_t *sn = get(L, n, "schedule");
+  mqss_status st = get_list(L, sn, &a->n_steps, &a->steps);
+  if (st || (st = get_list(L, get(L, n, "ops"), &a->n_ops, &a->ops)))
+    return st;
+  if (a->n_steps < 1)
+    return bad(L, sn, "action '%s': schedule needs at least one step",
+               a->name);
+  strbuf text = {0};
+  sb_printf(&text, "schedule(");
+  for (int i = 0; i < a->n_steps; i++) {
+    int flags = schedule_step_flags(a->steps[i]);
+    if (flags < 0) {
+      sb_free(&text);
+      return bad(L, sn, "action '%s': unknown schedule step '%s'; see "
+                 "docs/SCHEDULES.md", a->name, a->steps[i]);
+    }
+    for (int k = 0; k < a->n_ops && (flags & STEP_TILES); k++)
+      if (linalg_kind_rank(a->ops[k]) < 0) {
+        sb_free(&text);
+        return bad(L, sn, "action '%s': step '%s' cannot tile %s (only ops "
+                   "of known rank, docs/SCHEDULES.md)", a->name, a->steps[i],
+                   a->ops[k]);
+      }
+    if ((flags & STEP_TARGETS) && !a->n_ops) {
+      sb_free(&text);
+      return bad(L, sn, "action '%s': step '%s' needs ops: [...]", a->name,
+                 a->steps[i]);
+    }
+    sb_printf(&text, "%s%s", i ? "," : "", a->steps[i]);
+  }
+  sb_printf(&text, ")");
+  if (!(a->pipeline = keep(L->cat, text.data)))
+    return fail(L->cat->session, MQSS_ERR_NOMEM, "out of memory");
+  return MQSS_OK;
+}
+
 static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
   static const char *const keys[] = {"name", "pipeline", "anchor", "requires",
                                      "forbids", "needs", "produces", "params",
-                                     "stop", NULL};
+                                     "stop", "schedule", "ops", NULL};
   if (n->type != YAML_MAPPING_NODE)
     return bad(L, n, "an action is a mapping {name, pipeline, anchor, ...}");
   mqss_status st = check_keys(L, n, keys, "an action");
@@ -298,14 +363,24 @@ static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
   a->is_stop = stop && !strcmp(stop, "true");
   const char *pipeline = scalar(get(L, n, "pipeline"));
   const char *anchor = scalar(get(L, n, "anchor"));
-  if (a->is_stop) {
-    if (pipeline || get(L, n, "params"))
-      return bad(L, n, "action '%s' is the stop action: it takes no pipeline "
-                 "or params; remove them, or drop 'stop: true'", name);
+  bool schedule = get(L, n, "schedule") != NULL;
+  if (a->is_stop && (pipeline || get(L, n, "params")))
+    return bad(L, n, "action '%s' is the stop action: it takes no pipeline "
+               "or params; remove them, or drop 'stop: true'", name);
+  if (schedule && (pipeline || a->is_stop))
+    return bad(L, n, "action '%s': a schedule action has no pipeline and is "
+               "not STOP", name);
+  if (schedule && anchor && strcmp(anchor, "builtin.module"))
+    return bad(L, get(L, n, "anchor"), "action '%s': a schedule runs on "
+               "builtin.module (it can still be scoped to a function)", name);
+  if (a->is_stop || schedule) {
     pipeline = "";
     anchor = "builtin.module";
   } else if (!pipeline || !*pipeline) {
     return bad(L, n, "action '%s' has no pipeline", name);
+  } else if (get(L, n, "ops")) {
+    return bad(L, get(L, n, "ops"), "action '%s': ops: is for schedule "
+               "actions", name);
   }
   if (!anchor)
     anchor = "func.func";
@@ -340,7 +415,11 @@ static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
     a->params = params;
     a->n_params = np;
   }
-  return check_slots(L, n, a);
+  for (int i = 0; i < a->n_params && !schedule; i++)
+    if (a->params[i].kind == MQSS_PARAM_DIVISOR)
+      return bad(L, ps, "action '%s': divisor parameters are for schedule "
+                 "actions", name);
+  return schedule ? load_schedule(L, n, a) : check_slots(L, n, a);
 }
 
 // ----------------------------------------------------------------------------
@@ -358,9 +437,17 @@ static void hash_str(uint64_t *h, const char *s) {
   hash_bytes(h, s, strlen(s) + 1); // the NUL separates fields
 }
 
-static uint64_t catalog_hash(const mqss_catalog *c) {
+// Fills c->prefix_hash[i] with the hash of the first i actions, so that a
+// policy trained on a catalog can be bound to a longer one that extends it.
+// Schedule actions hash their steps (in the pipeline field), op kinds and
+// divisor dimensions too; actions of other kinds hash as they always did.
+static bool catalog_hash(mqss_catalog *c) {
+  c->prefix_hash = calloc((size_t)c->n + 1, sizeof *c->prefix_hash);
+  if (!c->prefix_hash)
+    return false;
   uint64_t h = 0xcbf29ce484222325ULL;
   char num[64];
+  c->prefix_hash[0] = h;
   for (int i = 0; i < c->n; i++) {
     const mqss_action *a = &c->actions[i];
     hash_str(&h, a->name);
@@ -378,9 +465,35 @@ static uint64_t catalog_hash(const mqss_catalog *c) {
       hash_str(&h, num);
       for (int v = 0; v < p->n_values; v++)
         hash_str(&h, p->values[v]);
+      if (p->kind == MQSS_PARAM_DIVISOR) {
+        snprintf(num, sizeof num, "dim:%d", p->dim);
+        hash_str(&h, num);
+      }
     }
+    for (int k = 0; k < a->n_ops; k++)
+      hash_str(&h, a->ops[k]);
+    c->prefix_hash[i + 1] = h;
   }
-  return h;
+  c->hash = h;
+  return true;
+}
+
+const uint64_t *catalog_prefix_hashes(const mqss_catalog *c) {
+  return c->prefix_hash;
+}
+
+int catalog_prefix_with_hash(const mqss_catalog *c, uint64_t hash) {
+  for (int n = c->n; n >= 1; n--)
+    if (c->prefix_hash[n] == hash)
+      return n;
+  return -1;
+}
+
+void catalog_truncate(mqss_catalog *c, int n) {
+  if (n >= 1 && n < c->n) {
+    c->n = n;
+    c->hash = c->prefix_hash[n];
+  }
 }
 
 // ----------------------------------------------------------------------------
@@ -424,7 +537,8 @@ static mqss_status load_document(loader *L, yaml_node_t *root) {
       c->stop = i;
     }
   }
-  c->hash = catalog_hash(c);
+  if (!catalog_hash(c))
+    return fail(c->session, MQSS_ERR_NOMEM, "out of memory");
   return MQSS_OK;
 }
 
@@ -466,6 +580,7 @@ void mqss_catalog_destroy(mqss_catalog *c) {
     free(c->allocs[i]);
   free(c->allocs);
   free(c->actions);
+  free(c->prefix_hash);
   free(c);
 }
 

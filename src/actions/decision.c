@@ -1,8 +1,10 @@
 // Decisions: maps the policy's continuous parameter values onto each
 // parameter's range, fills the catalog's pipeline templates, and applies a
 // decision to a module, either to the whole module or to one func.func
-// ("which IR segment"). It does not check preconditions (safety.c) and does
-// not choose anything.
+// ("which IR segment"). Schedule actions (schedule.c) are applied to the
+// whole module with a script that matches the target function and op
+// itself; their size checks run first. It does not check the stage
+// preconditions (safety.c) and does not choose anything.
 //
 // Scoping works by running a pass manager anchored on func.func directly on
 // the named function op (mlirPassManagerCreateOnOperation + RunOnOp): the
@@ -10,6 +12,7 @@
 // function after each pass. MLIR's pipeline text itself has no way to name a
 // function.
 #include "internal.h"
+#include "actions/schedule.h"
 
 #include <math.h>
 #include <mlir-c/BuiltinAttributes.h>
@@ -55,7 +58,8 @@ int64_t mqss_param_map(const mqss_param *p, float u) {
     double lo = (double)p->min, hi = (double)p->max;
     return round_within(lo * pow(hi / lo, t), p->min, p->max);
   }
-  case MQSS_PARAM_CHOICE: {
+  case MQSS_PARAM_CHOICE:
+  case MQSS_PARAM_DIVISOR: {
     int64_t i = (int64_t)floor(t * p->n_values);
     return i >= p->n_values ? p->n_values - 1 : i;
   }
@@ -110,6 +114,11 @@ char *mqss_decision_pipeline(const mqss_catalog *c, const mqss_decision *d) {
   const mqss_action *a = decision_action(c, d);
   if (!a)
     return NULL;
+  char *text = NULL;
+  if (a->n_steps)
+    return schedule_pipeline(catalog_session(c), a, d, &text) == MQSS_OK
+               ? text
+               : NULL;
   strbuf sb = {0};
   if (a->is_stop) {
     sb_append(&sb, "", 0);
@@ -162,6 +171,32 @@ static mqss_status run_on_function(mqss_module *m, MlirOperation fn,
   return st;
 }
 
+// A schedule action: tags the linalg ops (so the script can address them),
+// refuses sizes that do not divide or vectors over the bound, and runs the
+// schedule's pipeline on the module (the script itself restricts it to the
+// target function and op).
+static mqss_status apply_schedule(mqss_module *m, const mqss_action *a,
+                                  const mqss_decision *d) {
+  mqss_session *s = m->session;
+  MlirOperation scope = d->target ? find_function(m, d->target)
+                                  : mlirModuleGetOperation(m->mod);
+  diag_reset(s, m->name);
+  if (mlirOperationIsNull(scope))
+    return fail(s, MQSS_ERR_INVALID_ARG, "'%s' has no function @%s to scope "
+                "action '%s' to", m->name, d->target, a->name);
+  char why[256];
+  mqss_module_tag_ops(m, NULL);
+  if (!schedule_applies(scope, a, d, why, sizeof why))
+    return fail(s, MQSS_ERR_INVALID_ARG, "action '%s' does not apply to "
+                "'%s': %s", a->name, m->name, why);
+  char *text = NULL;
+  mqss_status st = schedule_pipeline(s, a, d, &text);
+  if (st == MQSS_OK)
+    st = mqss_module_run_pipeline(m, text);
+  free(text);
+  return st;
+}
+
 mqss_status mqss_decision_apply(mqss_module *m, const mqss_catalog *c,
                                 const mqss_decision *d) {
   if (!m || !c || !d)
@@ -172,6 +207,8 @@ mqss_status mqss_decision_apply(mqss_module *m, const mqss_catalog *c,
     return MQSS_ERR_INVALID_ARG;
   if (a->is_stop)
     return MQSS_OK;
+  if (a->n_steps)
+    return apply_schedule(m, a, d);
   char *text = mqss_decision_pipeline(c, d);
   if (!text)
     return fail(m->session, MQSS_ERR_NOMEM, "out of memory");

@@ -2,8 +2,10 @@
 // on the live IR. One walk summarises the IR (stages present, distinct op
 // names); each action's requires / forbids / needs lists from the catalog
 // are then checked against that summary. It knows nothing about specific
-// passes: the rules are data in data/catalog.yaml. It does not run passes.
+// passes: the rules are data in data/catalog.yaml; schedule actions add the
+// op-level checks of schedule_check.c. It does not run passes.
 #include "internal.h"
+#include "actions/schedule.h"
 
 #include <mlir-c/BuiltinTypes.h>
 #include <stdio.h>
@@ -119,14 +121,16 @@ static void stage_list(unsigned bits, char *buf, size_t len) {
                                used ? "+" : "", mqss_stage_name(b));
 }
 
-// The reason action `a` is blocked on `sum`, into why (when not NULL: the
-// mask does not format reasons); true when allowed.
-static bool check(const mqss_action *a, const ir_summary *sum, bool scoped,
-                  char *why, size_t why_len) {
+// The reason action `a` is blocked on `sum` (the summary of `scope`), into
+// why (when not NULL: the mask does not format reasons); true when allowed.
+// Schedule actions also need an op they can transform (schedule_check.c).
+static bool check(const mqss_action *a, const ir_summary *sum,
+                  MlirOperation scope, bool scoped, char *why,
+                  size_t why_len) {
   char want[128], have[128];
   if (a->is_stop)
     return true;
-  if (scoped && strcmp(a->anchor, "func.func")) {
+  if (scoped && strcmp(a->anchor, "func.func") && !a->n_steps) {
     if (why)
       snprintf(why, why_len, "blocked: anchored on %s, cannot be scoped to "
                "one function", a->anchor);
@@ -154,6 +158,12 @@ static bool check(const mqss_action *a, const ir_summary *sum, bool scoped,
   bool ok = a->n_needs == 0;
   for (int i = 0; i < a->n_needs && !ok; i++)
     ok = ir_summary_has(sum, a->needs[i]);
+  if (ok && a->n_steps) {
+    ok = schedule_applies(scope, a, NULL, why, why_len);
+    if (ok && why)
+      snprintf(why, why_len, "allowed");
+    return ok;
+  }
   if (!why)
     return ok;
   if (ok) {
@@ -169,18 +179,16 @@ static bool check(const mqss_action *a, const ir_summary *sum, bool scoped,
   return false;
 }
 
-// Scans the module, or only function `target`; false when it is missing.
-static bool scan(const mqss_module *m, const char *target, ir_summary *sum) {
-  if (!target) {
-    ir_summary_scan(mlirModuleGetOperation(m->mod), sum);
-    return true;
-  }
-  MlirOperation fn = find_function(m, target);
-  if (mlirOperationIsNull(fn)) {
+// Scans the module, or only function `target`, into sum and sets *scope to
+// it; false when the function is missing.
+static bool scan(const mqss_module *m, const char *target, ir_summary *sum,
+                 MlirOperation *scope) {
+  *scope = target ? find_function(m, target) : mlirModuleGetOperation(m->mod);
+  if (mlirOperationIsNull(*scope)) {
     memset(sum, 0, sizeof *sum);
     return false;
   }
-  ir_summary_scan(fn, sum);
+  ir_summary_scan(*scope, sum);
   return true;
 }
 
@@ -201,11 +209,12 @@ int mqss_action_check(const mqss_module *m, const mqss_catalog *c, int action,
     return 1;
   }
   ir_summary sum;
-  if (!scan(m, target, &sum)) {
+  MlirOperation scope;
+  if (!scan(m, target, &sum, &scope)) {
     snprintf(why, why_len, "blocked: no function @%s in the module", target);
     return 0;
   }
-  bool ok = check(a, &sum, target != NULL, why, why_len);
+  bool ok = check(a, &sum, scope, target != NULL, why, why_len);
   ir_summary_free(&sum);
   return ok;
 }
@@ -216,10 +225,12 @@ int mqss_action_mask(const mqss_module *m, const mqss_catalog *c,
     return -1;
   int n = mqss_catalog_size(c), allowed = 0;
   ir_summary sum;
-  bool found = scan(m, target, &sum);
+  MlirOperation scope;
+  bool found = scan(m, target, &sum, &scope);
   for (int i = 0; i < n; i++) {
     const mqss_action *a = mqss_catalog_action(c, i);
-    mask[i] = a->is_stop || (found && check(a, &sum, target != NULL, NULL, 0));
+    mask[i] = a->is_stop ||
+              (found && check(a, &sum, scope, target != NULL, NULL, 0));
     allowed += mask[i];
   }
   ir_summary_free(&sum);

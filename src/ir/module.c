@@ -1,6 +1,7 @@
 // Modules: parse from a file or a string, clone, print, hash, and run a
 // textual pass pipeline. Lowering to LLVM lives in finish.c.
 #include "internal.h"
+#include "actions/schedule.h"
 
 #include <errno.h>
 #include <mlir-c/Pass.h>
@@ -174,13 +175,20 @@ mqss_status mqss_module_run_pipeline(mqss_module *m, const char *pipeline) {
   mqss_session *s = m->session;
   diag_reset(s, m->name);
 
+  // Transform libraries are loaded into the context once (schedule.c).
+  char *own = NULL;
+  mqss_status pst =
+      schedule_preload(s, mlirModuleGetOperation(m->mod), pipeline, &own);
+  if (pst != MQSS_OK)
+    return pst;
   // Accept both "builtin.module(a,b)" and the bare "a,b".
   strbuf text = {0};
   const char *anchor = "builtin.module(";
-  if (strncmp(pipeline, anchor, strlen(anchor)) == 0)
-    sb_printf(&text, "%s", pipeline);
+  if (strncmp(own, anchor, strlen(anchor)) == 0)
+    sb_printf(&text, "%s", own);
   else
-    sb_printf(&text, "%s%s)", anchor, pipeline);
+    sb_printf(&text, "%s%s)", anchor, own);
+  free(own);
 
   MlirPassManager pm = mlirPassManagerCreate(s->ctx);
   mqss_status st = pipeline_parse(s, mlirPassManagerGetAsOpPassManager(pm),

@@ -133,6 +133,7 @@ void mqss_session_destroy(mqss_session *s) {
   mlirDialectRegistryDestroy(s->registry);
   sb_free(&s->diag);
   sb_free(&s->errmsg);
+  sb_free(&s->libraries);
   free(s);
 }
 

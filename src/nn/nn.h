@@ -393,6 +393,11 @@ typedef struct {
 typedef struct {
   uint64_t feature_hash;
   uint64_t catalog_hash;
+  // Also accepted: a hash of a prefix of the catalog (it extends the one the
+  // policy was trained with; the caller then binds the policy to that
+  // prefix). (n_prefix_hashes) entries, may be NULL.
+  const uint64_t *prefix_hashes;
+  int n_prefix_hashes;
   const char *mlir_version;    // NULL: do not check
   bool allow_version_mismatch; // accept a different MLIR version
 } nn_load_check;

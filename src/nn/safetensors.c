@@ -268,7 +268,10 @@ static nn_status check_compat(const nn_file_meta *fm, const nn_load_check *c,
                   "build's %016" PRIx64 "; the state/graph features changed, "
                   "retrain the policy",
                   fm->feature_hash, c->feature_hash);
-  if (fm->catalog_hash != c->catalog_hash)
+  bool prefix = false;
+  for (int i = 0; i < c->n_prefix_hashes && !prefix; i++)
+    prefix = fm->catalog_hash == c->prefix_hashes[i];
+  if (fm->catalog_hash != c->catalog_hash && !prefix)
     return nn_seterr(err, errlen, NN_ERR_HASH, name,
                   "catalog hash %016" PRIx64 " differs from the loaded "
                   "catalog's %016" PRIx64 "; use the catalog it was trained "

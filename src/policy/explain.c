@@ -83,7 +83,10 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
   int ci = find_action(p->catalog, action);
   if (ci < 0)
     return fail(s, MQSS_ERR_INVALID_ARG, "explain: no action '%s' in the "
-                "catalog; run 'mqss catalog' for the names", action);
+                "policy's catalog (the %d actions it was trained with; a "
+                "catalog may append more, which this policy cannot choose); "
+                "run 'mqss catalog' for the names", action,
+                mqss_catalog_size(p->catalog));
   policy_scratch sc = {0};
   mqss_status rc = policy_forward(p, module, NULL, 0, NULL, false, &sc);
   if (rc != MQSS_OK) {

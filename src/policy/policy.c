@@ -1,6 +1,6 @@
 // Loading a policy: reads the safetensors file (src/nn), checks it against
 // this build (feature layout, catalog, MLIR version) and binds it to a
-// catalog. Also the default policy path and warm-up. It does not select
+// catalog, or to the prefix of a catalog that extends the policy's. Also the default policy path and warm-up. It does not select
 // anything (select.c) or check compiled code (guard.c).
 #include "policy/policy.h"
 
@@ -112,6 +112,8 @@ mqss_status mqss_policy_load(mqss_session *s, const char *path,
   nn_load_check check = {
       .feature_hash = mqss_feature_layout_hash(),
       .catalog_hash = mqss_catalog_hash(p->catalog),
+      .prefix_hashes = catalog_prefix_hashes(p->catalog),
+      .n_prefix_hashes = mqss_catalog_size(p->catalog) + 1,
       .mlir_version = mqss_mlir_version(),
       .allow_version_mismatch = opts->allow_version_mismatch != 0,
   };
@@ -125,6 +127,10 @@ mqss_status mqss_policy_load(mqss_session *s, const char *path,
                                           : MQSS_ERR_POLICY;
     return fail(s, code, "%s", err);
   }
+  // A catalog that appends actions to the policy's: the policy sees (and
+  // can choose) only the actions it was trained with.
+  catalog_truncate(p->catalog,
+                   catalog_prefix_with_hash(p->catalog, p->meta.catalog_hash));
   rc = bind_catalog(s, p);
   if (rc != MQSS_OK) {
     mqss_policy_destroy(p);

@@ -2,7 +2,9 @@
 // pipeline text, and the whole pipeline as one "builtin.module(...)" string.
 // It does not choose decisions (select.c) or run them.
 #include "policy/policy.h"
+#include "actions/schedule.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -139,4 +141,34 @@ double mqss_selection_pass_ms(const mqss_selection *s) {
 
 const char *mqss_selection_notes(const mqss_selection *s) {
   return s && s->notes ? s->notes : "";
+}
+
+// ----------------------------------------------------------------------------
+// transform library
+
+char *mqss_selection_schedule(const mqss_selection *s) {
+  if (!s)
+    return NULL;
+  strbuf sb = {0};
+  sb_printf(&sb, "// Transform schedules of a selection (mqss): preload this "
+            "file and run\n// transform-interpreter{entry-point=...} where "
+            "the pipeline does.\n%s", SCHEDULE_MODULE_HEAD);
+  size_t head = sb.len;
+  for (int i = 0; i < s->n; i++) {
+    const mqss_action *a = mqss_catalog_action(s->catalog, s->d[i].action);
+    if (!a || !a->n_steps)
+      continue;
+    strbuf seq = {0};
+    char entry[32], key[48];
+    if (!schedule_sequence(&seq, a, &s->d[i], entry)) {
+      sb_free(&sb);
+      return NULL;
+    }
+    snprintf(key, sizeof key, "@%s(", entry);
+    if (!strstr(sb.data + head, key)) // each distinct schedule once
+      sb_printf(&sb, "%s", seq.data);
+    sb_free(&seq);
+  }
+  sb_printf(&sb, "}\n");
+  return sb.data;
 }

@@ -85,7 +85,9 @@ static void test_shipped_catalog(void **state) {
 }
 
 // Every action runs on a trivial module at u = -1, 0 and 1: pass names and
-// options exist in this MLIR, and the filled templates parse.
+// options exist in this MLIR, and the filled templates parse. Schedule
+// actions refuse a module without their ops, so their pipelines are run
+// directly: the generated scripts parse and interpret (matching nothing).
 static void test_every_pipeline_runs(void **state) {
   mqss_session *s = *state;
   mqss_catalog *c = load(s, CATALOG);
@@ -98,7 +100,15 @@ static void test_every_pipeline_runs(void **state) {
       for (int p = 0; p < MQSS_MAX_PARAMS; p++)
         d.u[p] = us[k];
       mqss_module *m = mqss_module_clone(base);
-      mqss_status st = mqss_decision_apply(m, c, &d);
+      mqss_status st;
+      if (mqss_catalog_action(c, i)->n_steps) {
+        char *text = mqss_decision_pipeline(c, &d);
+        assert_non_null(text);
+        st = mqss_module_run_pipeline(m, text);
+        free(text);
+      } else {
+        st = mqss_decision_apply(m, c, &d);
+      }
       if (st != MQSS_OK)
         fail_msg("action %s (u=%g): %s", mqss_catalog_action(c, i)->name,
                  (double)us[k], mqss_errmsg(s));
@@ -242,10 +252,71 @@ static void test_errors_name_location(void **state) {
                "version: 1\nactions:\n  - name: a\n    pipeline: cse\n"
                "  - name: a\n    pipeline: cse\n",
                "test_catalog_bad.yaml:5:5", "duplicate action name 'a'");
+  // schedule actions
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: [tile, "
+               "spin]\n    ops: [linalg.matmul]\n",
+               "test_catalog_bad.yaml:4:15", "unknown schedule step 'spin'");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: [tile]\n"
+               "    ops: [linalg.generic]\n",
+               "test_catalog_bad.yaml:4:15", "cannot tile linalg.generic");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: [vectorize]\n",
+               "test_catalog_bad.yaml:4:15", "needs ops: [...]");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    pipeline: cse\n"
+               "    params:\n      - {name: T, kind: divisor, dim: 0, "
+               "values: [4]}\n",
+               "test_catalog_bad.yaml:6:", "divisor parameters are for "
+               "schedule actions");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: [tile]\n"
+               "    ops: [linalg.matmul]\n    params:\n      - {name: T, "
+               "kind: divisor, dim: 0, values: [0]}\n",
+               "test_catalog_bad.yaml:7:", "'0' is not a positive size");
   mqss_catalog *c = NULL;
   assert_int_equal(mqss_catalog_load(s, "/no/such/catalog.yaml", &c),
                    MQSS_ERR_IO);
   assert_non_null(strstr(mqss_errmsg(s), "/no/such/catalog.yaml"));
+}
+
+static mqss_catalog *load_text(mqss_session *s, const char *yaml) {
+  const char *path = "test_catalog_sched.yaml";
+  spit(path, yaml, "");
+  mqss_catalog *c = load(s, path);
+  remove(path);
+  return c;
+}
+
+// The catalog hash covers schedule steps, op kinds and divisor dimensions;
+// each prefix of the catalog has its own hash (policies trained on it load).
+static void test_schedule_hash(void **state) {
+  mqss_session *s = *state;
+  static const char *texts[] = {
+      "version: 1\nactions:\n  - name: a\n    schedule: [tile]\n"
+      "    ops: [linalg.matmul]\n    params:\n      - {name: T, kind: "
+      "divisor, dim: -1, values: [4, 8]}\n",
+      "version: 1\nactions:\n  - name: a\n    schedule: [register-tile]\n"
+      "    ops: [linalg.matmul]\n    params:\n      - {name: T, kind: "
+      "divisor, dim: -1, values: [4, 8]}\n",
+      "version: 1\nactions:\n  - name: a\n    schedule: [tile]\n"
+      "    ops: [linalg.batch_matmul]\n    params:\n      - {name: T, kind: "
+      "divisor, dim: -1, values: [4, 8]}\n",
+      "version: 1\nactions:\n  - name: a\n    schedule: [tile]\n"
+      "    ops: [linalg.matmul]\n    params:\n      - {name: T, kind: "
+      "divisor, dim: -2, values: [4, 8]}\n",
+  };
+  uint64_t h[4];
+  for (int i = 0; i < 4; i++) {
+    mqss_catalog *c = load_text(s, texts[i]);
+    h[i] = mqss_catalog_hash(c);
+    assert_string_equal(mqss_catalog_action(c, 0)->pipeline,
+                        i == 1 ? "schedule(register-tile)" : "schedule(tile)");
+    mqss_catalog_destroy(c);
+    for (int j = 0; j < i; j++)
+      assert_true(h[i] != h[j]);
+  }
 }
 
 // Scoping: a func.func action runs on the named function only.
@@ -298,6 +369,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_errors_name_location, session_setup,
                                       session_teardown),
       cmocka_unit_test_setup_teardown(test_scoped_apply, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_schedule_hash, session_setup,
+                                      session_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

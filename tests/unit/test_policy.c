@@ -166,6 +166,64 @@ static void test_load_errors(void **state) {
   expect_load_error(path, MQSS_ERR_POLICY, "actions but the catalog has");
 }
 
+// A policy trained on a catalog loads with a catalog that appends actions
+// to it, and sees only its own; any other change of the catalog is refused.
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+static void test_load_extended_catalog(void **state) {
+  (void)state;
+  static const char base[] =
+      "version: 1\nactions:\n  - name: stop\n    stop: true\n"
+      "  - name: cse\n    pipeline: cse\n";
+  static const char appended[] =
+      "  - name: canonicalize\n    pipeline: canonicalize\n";
+  char small[400], longer[400], changed[400], pol[400], text[1024];
+  snprintf(small, sizeof small, "%s/small.yaml", dir);
+  snprintf(longer, sizeof longer, "%s/longer.yaml", dir);
+  snprintf(changed, sizeof changed, "%s/changed.yaml", dir);
+  snprintf(pol, sizeof pol, "%s/small.safetensors", dir);
+  write_text(small, base);
+  snprintf(text, sizeof text, "%s%s", base, appended);
+  write_text(longer, text);
+  // the same two actions, with canonicalize inserted before cse
+  snprintf(text, sizeof text, "version: 1\nactions:\n  - name: stop\n"
+           "    stop: true\n%s  - name: cse\n    pipeline: cse\n", appended);
+  write_text(changed, text);
+  mqss_catalog *c = NULL;
+  assert_int_equal(mqss_catalog_load(S, small, &c), MQSS_OK);
+  assert_int_equal(mqss_policy_write_random(S, c, "mlp", 3, pol), MQSS_OK);
+  mqss_catalog_destroy(c);
+
+  mqss_policy_options o;
+  mqss_policy_options_init(&o);
+  o.catalog_path = longer;
+  mqss_policy *p = NULL;
+  if (mqss_policy_load(S, pol, &o, &p) != MQSS_OK)
+    fail_msg("extended catalog refused: %s", mqss_errmsg(S));
+  const mqss_catalog *pc = mqss_policy_catalog(p);
+  assert_int_equal(mqss_catalog_size(pc), 2);
+  assert_int_equal(mqss_catalog_find(pc, "canonicalize"), -1);
+  mqss_module *m = parse(S, EX("matmul_tensor_f32.mlir"));
+  mqss_selection *sel = NULL;
+  assert_int_equal(mqss_policy_select(p, m, NULL, &sel), MQSS_OK);
+  for (int i = 0; i < mqss_selection_count(sel); i++)
+    assert_string_equal(mqss_selection_action_name(sel, i), "cse");
+  mqss_selection_destroy(sel);
+  mqss_module_destroy(m);
+  mqss_policy_destroy(p);
+
+  o.catalog_path = changed;
+  p = NULL;
+  assert_int_equal(mqss_policy_load(S, pol, &o, &p), MQSS_ERR_POLICY);
+  assert_null(p);
+  assert_contains(mqss_errmsg(S), "catalog hash");
+}
+
 // ----------------------------------------------------------------------------
 // selection
 
@@ -513,6 +571,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_load_ok),
       cmocka_unit_test(test_load_errors),
+      cmocka_unit_test(test_load_extended_catalog),
       cmocka_unit_test(test_select_greedy),
       cmocka_unit_test(test_select_options),
       cmocka_unit_test(test_explain),

@@ -1,0 +1,189 @@
+// Linalg ops as targets of schedule actions: the stable `mqss.id` tag that
+// lets a decision address one op, the static loop extents of the op kinds
+// schedules know (named contractions from a table, linalg.generic from its
+// indexing maps), and the walk that finds the ops a decision targets. It
+// builds no schedules (schedule.c) and decides nothing (safety.c).
+//
+// The tag is a discardable i64 attribute. It survives one-shot
+// bufferization, and transform-dialect tiling copies it onto the tiled op,
+// so a later decision can still address the op inside its loops.
+#include "internal.h"
+#include "actions/linalg_ops.h"
+
+#include <mlir-c/AffineExpr.h>
+#include <mlir-c/AffineMap.h>
+#include <mlir-c/BuiltinAttributes.h>
+#include <mlir-c/BuiltinTypes.h>
+#include <string.h>
+
+// ----------------------------------------------------------------------------
+// named ops
+
+// Loop dimension d of a named op is dimension `dim[d]` of operand `opnd[d]`.
+static const struct {
+  const char *name;
+  int rank;
+  int opnd[LINALG_MAX_RANK], dim[LINALG_MAX_RANK];
+} named[] = {
+    // (m, n, k): A is (m, k), B is (k, n)
+    {"linalg.matmul", 3, {0, 1, 0}, {0, 1, 1}},
+    // (b, m, n, k): A is (b, m, k), B is (b, k, n)
+    {"linalg.batch_matmul", 4, {0, 0, 1, 0}, {0, 1, 2, 2}},
+};
+
+static bool name_is(MlirOperation op, const char *name) {
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  return s.length == strlen(name) && !memcmp(s.data, name, s.length);
+}
+
+int linalg_kind_rank(const char *name) {
+  for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+    if (!strcmp(named[i].name, name))
+      return named[i].rank;
+  return -1;
+}
+
+// Static extent of dimension `d` of operand `i`, or -1.
+static int64_t operand_dim(MlirOperation op, int i, int d) {
+  if (i >= mlirOperationGetNumOperands(op))
+    return -1;
+  MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+  if (!mlirTypeIsAShaped(t) || !mlirShapedTypeHasRank(t) ||
+      d >= mlirShapedTypeGetRank(t) || mlirShapedTypeIsDynamicDim(t, d))
+    return -1;
+  return mlirShapedTypeGetDimSize(t, d);
+}
+
+// linalg.generic: a loop dimension takes the extent of the first operand
+// dimension its indexing maps index with that plain dimension.
+static int generic_extents(MlirOperation op, int64_t *ext) {
+  MlirAttribute maps = mlirOperationGetAttributeByName(
+      op, mlirStringRefCreateFromCString("indexing_maps"));
+  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps))
+    return -1;
+  int rank = -1;
+  intptr_t n = mlirArrayAttrGetNumElements(maps);
+  for (intptr_t i = 0; i < n; i++) {
+    MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
+    int dims = (int)mlirAffineMapGetNumDims(map);
+    if (dims > LINALG_MAX_RANK)
+      return -1;
+    if (rank < 0) {
+      rank = dims;
+      for (int d = 0; d < rank; d++)
+        ext[d] = -1;
+    }
+    for (intptr_t r = 0; r < mlirAffineMapGetNumResults(map); r++) {
+      MlirAffineExpr e = mlirAffineMapGetResult(map, r);
+      if (!mlirAffineExprIsADim(e))
+        continue;
+      int d = (int)mlirAffineDimExprGetPosition(e);
+      if (d < rank && ext[d] < 0)
+        ext[d] = operand_dim(op, (int)i, (int)r);
+    }
+  }
+  return rank;
+}
+
+int linalg_loop_extents(MlirOperation op, int64_t *ext) {
+  if (name_is(op, "linalg.generic"))
+    return generic_extents(op, ext);
+  for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
+    if (!name_is(op, named[i].name))
+      continue;
+    for (int d = 0; d < named[i].rank; d++)
+      ext[d] = operand_dim(op, named[i].opnd[d], named[i].dim[d]);
+    return named[i].rank;
+  }
+  return -1;
+}
+
+// ----------------------------------------------------------------------------
+// tags
+
+static MlirStringRef tag_name(void) {
+  return mlirStringRefCreateFromCString(LINALG_TAG);
+}
+
+int64_t linalg_op_tag(MlirOperation op) {
+  MlirAttribute a = mlirOperationGetAttributeByName(op, tag_name());
+  return !mlirAttributeIsNull(a) && mlirAttributeIsAInteger(a)
+             ? mlirIntegerAttrGetValueInt(a)
+             : 0;
+}
+
+static bool is_linalg(MlirOperation op) {
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  return s.length > 7 && !memcmp(s.data, "linalg.", 7) &&
+         !name_is(op, "linalg.yield") && !name_is(op, "linalg.index");
+}
+
+typedef struct {
+  int64_t max;
+  int tagged;
+  MlirContext ctx;
+} tagger;
+
+static MlirWalkResult find_max(MlirOperation op, void *user) {
+  tagger *t = user;
+  int64_t id = linalg_op_tag(op);
+  if (id > t->max)
+    t->max = id;
+  return MlirWalkResultAdvance;
+}
+
+static MlirWalkResult tag_one(MlirOperation op, void *user) {
+  tagger *t = user;
+  if (!is_linalg(op) || linalg_op_tag(op))
+    return MlirWalkResultAdvance;
+  MlirAttribute id =
+      mlirIntegerAttrGet(mlirIntegerTypeGet(t->ctx, 64), ++t->max);
+  mlirOperationSetAttributeByName(op, tag_name(), id);
+  t->tagged++;
+  return MlirWalkResultAdvance;
+}
+
+mqss_status mqss_module_tag_ops(mqss_module *m, int *n_tagged) {
+  if (!m)
+    return MQSS_ERR_INVALID_ARG;
+  MlirOperation root = mlirModuleGetOperation(m->mod);
+  tagger t = {.ctx = mlirOperationGetContext(root)};
+  mlirOperationWalk(root, find_max, &t, MlirWalkPreOrder);
+  mlirOperationWalk(root, tag_one, &t, MlirWalkPreOrder);
+  if (n_tagged)
+    *n_tagged = t.tagged;
+  return MQSS_OK;
+}
+
+// ----------------------------------------------------------------------------
+// targets
+
+typedef struct {
+  const char *const *kinds;
+  int n_kinds;
+  int64_t id;
+  linalg_visit_fn fn;
+  void *user;
+  bool stop;
+} finder;
+
+static MlirWalkResult visit(MlirOperation op, void *user) {
+  finder *f = user;
+  bool kind = false;
+  for (int i = 0; i < f->n_kinds && !kind; i++)
+    kind = name_is(op, f->kinds[i]);
+  if (!kind || (f->id && linalg_op_tag(op) != f->id))
+    return MlirWalkResultAdvance;
+  if (!f->fn(op, f->user)) {
+    f->stop = true;
+    return MlirWalkResultInterrupt;
+  }
+  return MlirWalkResultAdvance;
+}
+
+bool linalg_for_each(MlirOperation scope, const char *const *kinds,
+                     int n_kinds, int64_t id, linalg_visit_fn fn, void *user) {
+  finder f = {kinds, n_kinds, id, fn, user, false};
+  mlirOperationWalk(scope, visit, &f, MlirWalkPreOrder);
+  return !f.stop;
+}

@@ -1,0 +1,32 @@
+// Linalg ops as targets of schedule actions (linalg_ops.c): the `mqss.id`
+// tag, static loop extents, and the walk over the ops a decision targets.
+// Internal to the library.
+#ifndef MQSS_ACTIONS_LINALG_OPS_H
+#define MQSS_ACTIONS_LINALG_OPS_H
+
+#include "internal.h"
+
+// Name of the discardable attribute that tags linalg ops.
+#define LINALG_TAG "mqss.id"
+// Most loops a schedule's target op may have.
+#define LINALG_MAX_RANK 8
+
+// Number of loops of named op kind `name` ("linalg.matmul"), or -1 when
+// schedules cannot tile that kind (linalg.generic: unknown rank).
+int linalg_kind_rank(const char *name);
+// Writes the static extent of each loop of `op` into ext (LINALG_MAX_RANK
+// entries; -1: dynamic or
+// unknown) and returns the number of loops, or -1 for an unsupported op.
+int linalg_loop_extents(MlirOperation op, int64_t *ext);
+// The op's tag, or 0 when it has none.
+int64_t linalg_op_tag(MlirOperation op);
+
+// Visits op; returns false to stop the walk.
+typedef bool (*linalg_visit_fn)(MlirOperation op, void *user);
+// Calls fn on every op in `scope` (itself included) whose name is one of
+// kinds (n_kinds) and, when id != 0, whose tag is id. Returns false when fn
+// stopped the walk.
+bool linalg_for_each(MlirOperation scope, const char *const *kinds,
+                     int n_kinds, int64_t id, linalg_visit_fn fn, void *user);
+
+#endif // MQSS_ACTIONS_LINALG_OPS_H

@@ -1,0 +1,409 @@
+// Schedule actions: builds the transform-dialect script of a decision from
+// small typed steps (tile, register-tile, vectorize, hoist, ...), writes it
+// to the schedule directory under its content hash, and formats the pass
+// pipeline that runs it:
+//
+//   builtin.module(transform-preload-library{transform-library-paths=F},
+//                  transform-interpreter{entry-point=mqss_<hash>})
+//
+// so that a selection stays a plain pipeline text that mlir-opt-19 runs as
+// well. The script matches its ops by kind, by the `mqss.id` tag when the
+// decision addresses one op, and inside one function when it has a target.
+// It does not decide whether a schedule is safe (schedule_check.c).
+#include "internal.h"
+#include "actions/linalg_ops.h"
+#include "actions/schedule.h"
+
+#include <errno.h>
+#include <mlir-c/Pass.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+// ----------------------------------------------------------------------------
+// script builder
+
+// Handles: %scope is what the schedule may touch (the module or one
+// function); %k<i>_<v> is version v of the handle to the targeted ops of
+// kind i; %funcs are the functions that hold them.
+typedef struct {
+  strbuf *sb;
+  const mqss_action *a;
+  const mqss_decision *d;
+  const char *scope; // "root", or "scope" when the decision has a target
+  int version;  // current version of every %k<i> handle
+  int counter;  // for fresh value names
+} builder;
+
+#define ANY "!transform.any_op"
+
+static void line(builder *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void line(builder *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sb_printf(b->sb, "    ");
+  sb_vprintf(b->sb, fmt, ap);
+  sb_printf(b->sb, "\n");
+  va_end(ap);
+}
+
+// Tile size of loop `loop` of an op with `rank` loops: the size parameter
+// naming that loop, else `fill`.
+static int64_t tile_size(const builder *b, int rank, int loop, int64_t fill) {
+  for (int i = 0; i < b->a->n_params; i++) {
+    const mqss_param *p = &b->a->params[i];
+    int d = p->dim < 0 ? rank + p->dim : p->dim;
+    if (p->kind == MQSS_PARAM_DIVISOR && d == loop)
+      return strtoll(p->values[mqss_param_map(p, b->d->u[i])], NULL, 10);
+  }
+  return fill;
+}
+
+// True when the action's choice parameter ORDER is "nmk": the tile loops
+// run n outside m (the B panel of a register tile stays in L1 while m
+// sweeps). Any other value, or no ORDER, keeps the op's loop order.
+static bool swap_mn(const builder *b) {
+  for (int i = 0; i < b->a->n_params; i++) {
+    const mqss_param *p = &b->a->params[i];
+    if (p->kind == MQSS_PARAM_CHOICE && !strcmp(p->name, "ORDER"))
+      return !strcmp(p->values[mqss_param_map(p, b->d->u[i])], "nmk");
+  }
+  return false;
+}
+
+// tile_using_for on every kind; `fill` is the size of loops no parameter
+// names (0: not tiled; 1: unit tiles, for register tiles).
+static void step_tile(builder *b, int64_t fill) {
+  for (int i = 0; i < b->a->n_ops; i++) {
+    int rank = linalg_kind_rank(b->a->ops[i]);
+    strbuf sizes = {0}, types = {0}, order = {0};
+    if (swap_mn(b) && rank >= 3) {
+      sb_printf(&order, " interchange = [");
+      for (int d = 0; d < rank; d++)
+        sb_printf(&order, "%s%d", d ? ", " : "",
+                  d == rank - 3 ? rank - 2 : d == rank - 2 ? rank - 3 : d);
+      sb_printf(&order, "]");
+    }
+    int loops = 0;
+    for (int d = 0; d < rank; d++) {
+      int64_t t = tile_size(b, rank, d, fill);
+      sb_printf(&sizes, "%s%lld", d ? ", " : "", (long long)t);
+      if (t) {
+        sb_printf(&types, ", " ANY);
+        loops++;
+      }
+    }
+    line(b, "%%k%d_%d, %%loops%d_%d:%d = transform.structured.tile_using_for "
+         "%%k%d_%d tile_sizes [%s]%s : (" ANY ") -> (" ANY "%s)", i,
+         b->version + 1, i, b->counter, loops, i, b->version,
+         sizes.data ? sizes.data : "", order.data ? order.data : "",
+         types.data ? types.data : "");
+    sb_free(&sizes);
+    sb_free(&types);
+    sb_free(&order);
+  }
+  b->version++;
+  b->counter++;
+}
+
+static void step_cache_tile(builder *b) { step_tile(b, 0); }
+static void step_register_tile(builder *b) { step_tile(b, 1); }
+
+// Vectorises the targeted ops (static shapes: no vector sizes), then folds
+// the broadcast/multiply/reduce form into vector.contract and the tensor
+// slices into the transfers.
+static void step_vectorize(builder *b) {
+  for (int i = 0; i < b->a->n_ops; i++)
+    line(b, "transform.structured.vectorize %%k%d_%d : " ANY, i, b->version);
+  line(b, "transform.apply_patterns to %%funcs {");
+  line(b, "  transform.apply_patterns.vector.reduction_to_contract");
+  line(b, "  transform.apply_patterns.vector.transfer_permutation_patterns");
+  line(b, "  transform.apply_patterns.tensor.fold_tensor_subset_ops_into_vector_transfers");
+  line(b, "  transform.apply_patterns.canonicalization");
+  line(b, "} : " ANY);
+  line(b, "transform.apply_cse to %%funcs : " ANY);
+}
+
+// Moves loop-invariant reads/writes of a subset (the accumulator tile) out
+// of every scf.for: the accumulator then stays in registers across k.
+static void step_hoist(builder *b) {
+  int n = b->counter++;
+  line(b, "transform.foreach %%funcs : " ANY " {");
+  line(b, "^bb0(%%func%d: " ANY "):", n);
+  line(b, "  %%for%d = transform.structured.match ops{[\"scf.for\"]} in "
+       "%%func%d : (" ANY ") -> " ANY, n, n);
+  line(b, "  transform.foreach %%for%d : " ANY " {", n);
+  line(b, "  ^bb0(%%loop%d: " ANY "):", n);
+  line(b, "    transform.loop.hoist_loop_invariant_subsets %%loop%d : " ANY, n);
+  line(b, "  }");
+  line(b, "}");
+}
+
+// Contractions to outer products to FMAs, and transfers down to rank 1.
+// Never add lower_shape_cast together with lower_broadcast here: with the
+// transfer lowering and canonicalization they make the rewriter loop
+// forever (docs/SCHEDULES.md).
+static void step_lower_contraction(builder *b) {
+  line(b, "transform.apply_patterns to %%funcs {");
+  line(b, "  transform.apply_patterns.vector.lower_contraction "
+       "lowering_strategy = \"outerproduct\"");
+  line(b, "  transform.apply_patterns.vector.transfer_permutation_patterns");
+  line(b, "  transform.apply_patterns.vector.lower_outerproduct");
+  line(b, "  transform.apply_patterns.vector.lower_multi_reduction "
+       "lowering_strategy = \"innerparallel\"");
+  line(b, "  transform.apply_patterns.vector.lower_transpose");
+  line(b, "  transform.apply_patterns.vector.lower_transfer "
+       "max_transfer_rank = 1");
+  line(b, "  transform.apply_patterns.canonicalization");
+  line(b, "} : " ANY);
+}
+
+static const struct {
+  const char *name;
+  int flags;
+  void (*emit)(builder *b);
+} steps[] = {
+    {"tile", STEP_TARGETS | STEP_TILES, step_cache_tile},
+    {"register-tile", STEP_TARGETS | STEP_TILES | STEP_UNIT_TILES,
+     step_register_tile},
+    {"vectorize", STEP_TARGETS | STEP_VECTORIZES, step_vectorize},
+    {"hoist", 0, step_hoist},
+    {"lower-contraction", 0, step_lower_contraction},
+};
+
+static int step_index(const char *name) {
+  for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
+    if (!strcmp(steps[i].name, name))
+      return (int)i;
+  return -1;
+}
+
+int schedule_step_flags(const char *name) {
+  int i = step_index(name);
+  return i < 0 ? -1 : steps[i].flags;
+}
+
+int schedule_action_flags(const mqss_action *a) {
+  int f = 0;
+  for (int i = 0; i < a->n_steps; i++)
+    f |= schedule_step_flags(a->steps[i]);
+  return f;
+}
+
+// The handles every schedule starts from: %scope, one %k<i>_0 per op kind,
+// and %funcs.
+static void prologue(builder *b) {
+  const mqss_decision *d = b->d;
+  b->scope = d->target ? "scope" : "root";
+  if (d->target)
+    line(b, "%%scope = transform.structured.match ops{[\"func.func\"]} "
+         "attributes {sym_name = \"%s\"} in %%root : (" ANY ") -> " ANY,
+         d->target);
+  char id[64] = "";
+  if (d->op)
+    snprintf(id, sizeof id, " attributes {" LINALG_TAG " = %lld : i64}",
+             (long long)d->op);
+  for (int i = 0; i < b->a->n_ops; i++)
+    line(b, "%%k%d_0 = transform.structured.match ops{[\"%s\"]}%s in %%%s "
+         ": (" ANY ") -> " ANY, i, b->a->ops[i], id, b->scope);
+  if (!b->a->n_ops) {
+    line(b, "%%funcs = transform.structured.match ops{[\"func.func\"]} in "
+         "%%%s : (" ANY ") -> " ANY, b->scope);
+    return;
+  }
+  sb_printf(b->sb, "    %%all = transform.merge_handles ");
+  for (int i = 0; i < b->a->n_ops; i++)
+    sb_printf(b->sb, "%s%%k%d_0", i ? ", " : "", i);
+  sb_printf(b->sb, " : " ANY "\n");
+  line(b, "%%funcs = transform.get_parent_op %%all {deduplicate, op_name = "
+       "\"func.func\"} : (" ANY ") -> " ANY);
+}
+
+static uint64_t fnv(const char *s) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (; *s; s++) {
+    h ^= (unsigned char)*s;
+    h *= 0x100000001b3ULL;
+  }
+  return h;
+}
+
+bool schedule_sequence(strbuf *sb, const mqss_action *a,
+                       const mqss_decision *d, char entry[32]) {
+  strbuf body = {0};
+  builder b = {.sb = &body, .a = a, .d = d};
+  prologue(&b);
+  for (int i = 0; i < a->n_steps; i++)
+    steps[step_index(a->steps[i])].emit(&b);
+  line(&b, "transform.yield");
+  if (!body.data)
+    return false;
+  snprintf(entry, 32, "mqss_%016llx", (unsigned long long)fnv(body.data));
+  sb_printf(sb, "  // catalog action '%s'\n"
+            "  transform.named_sequence @%s(%%root: " ANY
+            " {transform.readonly}) {\n%s  }\n", a->name, entry, body.data);
+  sb_free(&body);
+  return sb->data != NULL;
+}
+
+char *schedule_script(const mqss_action *a, const mqss_decision *d,
+                      char entry[32]) {
+  strbuf sb = {0};
+  sb_printf(&sb, "%s", SCHEDULE_MODULE_HEAD);
+  if (!schedule_sequence(&sb, a, d, entry)) {
+    sb_free(&sb);
+    return NULL;
+  }
+  sb_printf(&sb, "}\n");
+  return sb.data;
+}
+
+// ----------------------------------------------------------------------------
+// files
+
+const char *mqss_schedule_dir(void) {
+  const char *env = getenv("MQSS_SCHEDULE_DIR");
+  if (env && *env)
+    return env;
+  static char dir[4096];
+  if (!dir[0]) {
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, sizeof dir, "%s/mqss-schedules", tmp && *tmp ? tmp : "/tmp");
+  }
+  return dir;
+}
+
+// Writes `text` to `path` unless it exists: the name is its content hash.
+// A temporary file and rename keep concurrent writers from tearing it.
+static bool write_once(const char *path, const char *text) {
+  struct stat st;
+  if (stat(path, &st) == 0)
+    return true;
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f)
+    return false;
+  bool ok = fputs(text, f) >= 0;
+  ok = fclose(f) == 0 && ok;
+  if (ok && rename(tmp, path) != 0)
+    ok = false;
+  if (!ok)
+    remove(tmp);
+  return ok;
+}
+
+mqss_status schedule_pipeline(mqss_session *s, const mqss_action *a,
+                              const mqss_decision *d, char **out) {
+  *out = NULL;
+  const char *dir = mqss_schedule_dir();
+  if (strpbrk(dir, ",{} ()"))
+    return fail(s, MQSS_ERR_INVALID_ARG, "schedule directory '%s' contains "
+                "one of \",{} ()\", which pass pipeline text cannot hold; set "
+                "MQSS_SCHEDULE_DIR to a plain path", dir);
+  char entry[32];
+  char *script = schedule_script(a, d, entry);
+  if (!script)
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  strbuf path = {0};
+  sb_printf(&path, "%s/%s.mlir", dir, entry);
+  bool ok = (mkdir(dir, 0777) == 0 || errno == EEXIST) &&
+            write_once(path.data, script);
+  free(script);
+  mqss_status st = MQSS_OK;
+  if (!ok) {
+    st = fail(s, MQSS_ERR_IO, "cannot write schedule '%s': %s; set "
+              "MQSS_SCHEDULE_DIR to a writable directory", path.data,
+              strerror(errno));
+  } else {
+    strbuf sb = {0};
+    sb_printf(&sb, "builtin.module(transform-preload-library{"
+              "transform-library-paths=%s},transform-interpreter{"
+              "entry-point=%s})", path.data, entry);
+    *out = sb.data;
+    if (!sb.data)
+      st = fail(s, MQSS_ERR_NOMEM, "out of memory");
+  }
+  sb_free(&path);
+  return st;
+}
+
+// ----------------------------------------------------------------------------
+// preloading
+
+static const char preload_key[] =
+    "transform-preload-library{transform-library-paths=";
+
+// Loads the library `paths` into the session's context once.
+static bool preload_once(mqss_session *s, MlirOperation payload,
+                         const char *paths, size_t len) {
+  for (const char *l = s->libraries.data; l && *l; l = strchr(l, '\n') + 1)
+    if (!strncmp(l, paths, len) && l[len] == '\n')
+      return true;
+  strbuf text = {0};
+  sb_printf(&text, "builtin.module(%s%.*s})", preload_key, (int)len, paths);
+  MlirPassManager pm = mlirPassManagerCreate(s->ctx);
+  strbuf perr = {0};
+  bool ok = mlirLogicalResultIsSuccess(mlirParsePassPipeline(
+                mlirPassManagerGetAsOpPassManager(pm),
+                mlirStringRefCreate(text.data, text.len), sb_mlir_callback,
+                &perr)) &&
+            mlirLogicalResultIsSuccess(mlirPassManagerRunOnOp(pm, payload));
+  mlirPassManagerDestroy(pm);
+  if (ok)
+    sb_printf(&s->libraries, "%.*s\n", (int)len, paths);
+  else
+    fail(s, MQSS_ERR_PIPELINE, "cannot preload transform library '%.*s'%s%s",
+         (int)len, paths, perr.data ? ": " : "", perr.data ? perr.data : "");
+  sb_free(&perr);
+  sb_free(&text);
+  return ok;
+}
+
+mqss_status schedule_preload(mqss_session *s, MlirOperation payload,
+                             const char *pipeline, char **rewritten) {
+  *rewritten = NULL;
+  strbuf out = {0};
+  const char *p = pipeline;
+  for (const char *q; (q = strstr(p, preload_key));) {
+    const char *paths = q + sizeof preload_key - 1;
+    const char *end = strchr(paths, '}');
+    if (!end)
+      break; // malformed: the pipeline parser will say so
+    if (!preload_once(s, payload, paths, (size_t)(end - paths))) {
+      sb_free(&out);
+      return MQSS_ERR_PIPELINE;
+    }
+    sb_append(&out, p, (size_t)(q - p));
+    p = end + 1;
+    if (*p == ',') // drop the separator with the pass
+      p++;
+    else if (out.len && out.data[out.len - 1] == ',')
+      out.data[--out.len] = '\0';
+  }
+  sb_printf(&out, "%s", p);
+  if (!out.data)
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  *rewritten = out.data;
+  return MQSS_OK;
+}
+
+// ----------------------------------------------------------------------------
+// API
+
+char *mqss_decision_schedule(const mqss_catalog *c, const mqss_decision *d) {
+  const mqss_action *a = c && d ? mqss_catalog_action(c, d->action) : NULL;
+  if (!a || !a->n_steps) {
+    if (c)
+      fail(catalog_session(c), MQSS_ERR_INVALID_ARG, "action %d is not a "
+           "schedule action; only those have a transform script",
+           d ? d->action : -1);
+    return NULL;
+  }
+  char entry[32];
+  return schedule_script(a, d, entry);
+}
