@@ -115,10 +115,8 @@ static bool create_engine(compiled *c, const mqss_measure_options *o,
   return true;
 }
 
-bool lower_variant(mqss_module *m, const char *pipeline,
-                   const mqss_measure_options *o, const entry_spec *e,
+bool lower_variant(mqss_module *m, const char *pipeline, const entry_spec *e,
                    int stage_base, compiled *c, mqss_measure_result *r) {
-  (void)o;
   memset(c, 0, sizeof *c);
   mqss_session *s = m->session;
   c->mod = mqss_module_clone(m);
@@ -269,7 +267,7 @@ bool jit_variant(const mqss_measure_options *o, const entry_spec *e,
 bool compile_variant(mqss_module *m, const char *pipeline,
                      const mqss_measure_options *o, const entry_spec *e,
                      int stage_base, compiled *c, mqss_measure_result *r) {
-  return lower_variant(m, pipeline, o, e, stage_base, c, r) &&
+  return lower_variant(m, pipeline, e, stage_base, c, r) &&
          jit_variant(o, e, stage_base, c, r);
 }
 

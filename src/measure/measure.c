@@ -368,7 +368,7 @@ static void measure_child(void *user, void *reply, size_t size) {
   if (checked && !j->ref && !reference_outputs(j, &a, &ref, r))
     goto done;
   const outputs *want = !checked ? NULL : j->ref ? j->ref : &ref;
-  if (!lower_variant(j->m, j->o->pipeline, j->o, j->e, 0, &c, r) ||
+  if (!lower_variant(j->m, j->o->pipeline, j->e, 0, &c, r) ||
       lowered_lookup(j, &c, r) || !jit_variant(j->o, j->e, 0, &c, r))
     goto done;
   if (j->o->code_size) {
@@ -448,8 +448,8 @@ static void vs_child(void *user, void *reply, size_t size) {
     goto done;
   }
   const outputs *want = !j->o->check_reference ? NULL : j->ref ? j->ref : &ref;
-  bool oka = lower_variant(j->m, j->o->pipeline, j->o, j->e, 0, &ca, &v->a);
-  bool okb = lower_variant(j->m, j->pipeline_b, j->o, j->e, 0, &cb, &v->b);
+  bool oka = lower_variant(j->m, j->o->pipeline, j->e, 0, &ca, &v->a);
+  bool okb = lower_variant(j->m, j->pipeline_b, j->e, 0, &cb, &v->b);
   if (oka && okb && ca.lowered_hash == cb.lowered_hash) {
     identical_verdict(j, &ca, &a, want, v);
     goto done;

@@ -139,8 +139,7 @@ bool compile_variant(mqss_module *m, const char *pipeline,
 // compile_variant in two steps: lower_variant clones, runs the pipeline and
 // the finisher, and sets out->lowered_hash (and r->lowered_hash, pipeline_ms,
 // finish_ms); jit_variant then JIT-compiles what lower_variant left.
-bool lower_variant(mqss_module *m, const char *pipeline,
-                   const mqss_measure_options *o, const entry_spec *e,
+bool lower_variant(mqss_module *m, const char *pipeline, const entry_spec *e,
                    int stage_base, compiled *out, mqss_measure_result *r);
 bool jit_variant(const mqss_measure_options *o, const entry_spec *e,
                  int stage_base, compiled *c, mqss_measure_result *r);
