@@ -107,7 +107,11 @@ static mqss_status cache_open(mqss_session *s, const char *path, sqlite3 **out) 
                         "  key TEXT PRIMARY KEY,"
                         "  status TEXT NOT NULL,"
                         "  run_ms_median REAL,"
-                        "  result BLOB NOT NULL)",
+                        "  result BLOB NOT NULL);"
+                        "CREATE TABLE IF NOT EXISTS objects("
+                        "  key TEXT PRIMARY KEY,"
+                        "  checksum INTEGER NOT NULL,"
+                        "  object BLOB NOT NULL)",
                         NULL, NULL, NULL);
       if (rc != SQLITE_BUSY && rc != SQLITE_LOCKED)
         break;
@@ -228,3 +232,60 @@ mqss_status cache_put(mqss_session *s, const char *path, const char *key,
 }
 
 int cache_format(void) { return CACHE_FORMAT; }
+
+// ----------------------------------------------------------------------------
+// object files of lowered code
+
+static int64_t object_checksum(const char *key, const void *obj, size_t len) {
+  uint64_t h = hash_fnv1a(HASH_FNV1A_INIT, key, strlen(key) + 1);
+  return (int64_t)hash_fnv1a(h, obj, len);
+}
+
+bool cache_object_get(mqss_session *s, const char *path, const char *key,
+                      strbuf *obj) {
+  sqlite3 *db;
+  sb_clear(obj);
+  if (cache_open(s, path, &db) != MQSS_OK)
+    return false;
+  sqlite3_stmt *q = NULL;
+  bool found = false, corrupt = false;
+  if (sqlite3_prepare_v2(db, "SELECT checksum, object FROM objects WHERE key = ?1",
+                         -1, &q, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+    if (sqlite3_step(q) == SQLITE_ROW) {
+      const void *blob = sqlite3_column_blob(q, 1);
+      size_t len = (size_t)sqlite3_column_bytes(q, 1);
+      found = blob && len > 0 &&
+              sqlite3_column_int64(q, 0) == object_checksum(key, blob, len);
+      corrupt = !found;
+      if (found)
+        sb_append(obj, blob, len);
+    }
+  }
+  sqlite3_finalize(q);
+  if (corrupt && sqlite3_prepare_v2(db, "DELETE FROM objects WHERE key = ?1", -1,
+                                    &q, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+    sqlite3_step(q);
+    sqlite3_finalize(q);
+  }
+  sqlite3_close(db);
+  return found;
+}
+
+void cache_object_put(mqss_session *s, const char *path, const char *key,
+                      const void *obj, size_t len) {
+  sqlite3 *db;
+  if (!len || cache_open(s, path, &db) != MQSS_OK)
+    return;
+  sqlite3_stmt *q = NULL;
+  if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO objects(key, checksum, object) "
+                         "VALUES (?1, ?2, ?3)", -1, &q, NULL) == SQLITE_OK) {
+    sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 2, object_checksum(key, obj, len));
+    sqlite3_bind_blob(q, 3, obj, (int)len, SQLITE_STATIC);
+    sqlite3_step(q);
+  }
+  sqlite3_finalize(q);
+  sqlite3_close(db);
+}

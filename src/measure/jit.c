@@ -8,7 +8,14 @@
 #include <fcntl.h>
 #include <llvm-c/Core.h>
 #include <llvm-c/ExecutionEngine.h>
+#include <dlfcn.h>
+#include <inttypes.h>
+#include <llvm-c/Error.h>
+#include <llvm-c/LLJIT.h>
 #include <llvm-c/Object.h>
+#include <llvm-c/Orc.h>
+#include <llvm-c/Target.h>
+#include <llvm-c/TargetMachine.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,9 +68,14 @@ static void perf_listener_off(void) {
   unsetenv("JITDUMPDIR");
 }
 
+static int engines_created; // in this process (tests of the object cache)
+
+int jit_engines_created(void) { return engines_created; }
+
 static bool create_engine(compiled *c, const mqss_measure_options *o,
                           const entry_spec *e, bool keep_object,
                           mqss_measure_result *r) {
+  engines_created++;
   MlirStringRef libs[64];
   int n = 0;
   if (!o->no_runner_libs)
@@ -104,10 +116,8 @@ static bool create_engine(compiled *c, const mqss_measure_options *o,
   return true;
 }
 
-bool lower_variant(mqss_module *m, const char *pipeline,
-                   const mqss_measure_options *o, const entry_spec *e,
+bool lower_variant(mqss_module *m, const char *pipeline, const entry_spec *e,
                    int stage_base, compiled *c, mqss_measure_result *r) {
-  (void)o;
   memset(c, 0, sizeof *c);
   mqss_session *s = m->session;
   c->mod = mqss_module_clone(m);
@@ -151,28 +161,123 @@ bool lower_variant(mqss_module *m, const char *pipeline,
   return true;
 }
 
+static bool engine_object(const compiled *c, strbuf *obj);
+
+// ----------------------------------------------------------------------------
+// object cache: the JIT's object file, stored under the lowered code's hash
+// and what else shapes the machine code; linked again with ORC's LLJIT
+
+static void object_key(const compiled *c, const mqss_measure_options *o,
+                       strbuf *key) {
+  char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
+  uint64_t fh = hash_fnv1a(HASH_FNV1A_INIT, features, strlen(features));
+  sb_printf(key, "object v1;lowered=%016" PRIx64 ";opt=%d;cpu=%s;features=%016"
+            PRIx64 ";mlir=%s", c->lowered_hash, o->opt_level, cpu, fh,
+            mqss_mlir_version());
+  LLVMDisposeMessage(cpu);
+  LLVMDisposeMessage(features);
+}
+
+// Links c->object with LLJIT: the guarded allocators first, then every
+// symbol of the process, with the runner and shared libraries loaded
+// globally as the engine would. False (nothing kept) on any failure: the
+// caller compiles instead.
+static bool load_object(compiled *c, const mqss_measure_options *o,
+                        const entry_spec *e) {
+  if (!o->no_runner_libs)
+    for (size_t i = 0; i < sizeof runner_libs / sizeof runner_libs[0]; i++)
+      if (!dlopen(runner_libs[i], RTLD_NOW | RTLD_GLOBAL))
+        return false;
+  for (int i = 0; i < o->num_shared_libs; i++)
+    if (!dlopen(o->shared_libs[i], RTLD_NOW | RTLD_GLOBAL))
+      return false;
+  LLVMInitializeNativeTarget();
+  LLVMInitializeNativeAsmPrinter();
+  LLVMOrcLLJITRef jit = NULL;
+  LLVMErrorRef err = LLVMOrcCreateLLJIT(&jit, LLVMOrcCreateLLJITBuilder());
+  if (err) {
+    LLVMConsumeError(err);
+    return false;
+  }
+  LLVMOrcJITDylibRef jd = LLVMOrcLLJITGetMainJITDylib(jit);
+  LLVMJITSymbolFlags flags = {
+      LLVMJITSymbolGenericFlagsExported | LLVMJITSymbolGenericFlagsCallable, 0};
+  LLVMOrcCSymbolMapPair alloc[2] = {
+      {LLVMOrcLLJITMangleAndIntern(jit, "malloc"),
+       {(LLVMOrcExecutorAddress)(uintptr_t)guarded_malloc, flags}},
+      {LLVMOrcLLJITMangleAndIntern(jit, "aligned_alloc"),
+       {(LLVMOrcExecutorAddress)(uintptr_t)guarded_aligned_alloc, flags}},
+  };
+  LLVMOrcDefinitionGeneratorRef gen = NULL;
+  LLVMOrcExecutorAddress addr = 0;
+  char name[160];
+  snprintf(name, sizeof name, "_mlir_%s", e->name);
+  err = LLVMOrcJITDylibDefine(jd, LLVMOrcAbsoluteSymbols(alloc, 2));
+  if (!err)
+    err = LLVMOrcCreateDynamicLibrarySearchGeneratorForProcess(
+        &gen, LLVMOrcLLJITGetGlobalPrefix(jit), NULL, NULL);
+  if (!err) {
+    LLVMOrcJITDylibAddGenerator(jd, gen);
+    err = LLVMOrcLLJITAddObjectFile(
+        jit, jd, LLVMCreateMemoryBufferWithMemoryRangeCopy(
+                     c->object.data, c->object.len, "cached-object"));
+  }
+  if (!err)
+    err = LLVMOrcLLJITLookup(jit, &addr, name);
+  if (err || !addr) {
+    if (err)
+      LLVMConsumeError(err);
+    LLVMOrcDisposeLLJIT(jit);
+    return false;
+  }
+  c->lljit = jit;
+  void *fn = (void *)(uintptr_t)addr;
+  memcpy(&c->fn, &fn, sizeof fn);
+  return true;
+}
+
 bool jit_variant(const mqss_measure_options *o, const entry_spec *e,
                  int stage_base, compiled *c, mqss_measure_result *r) {
   child_report_stage(stage_base + STAGE_JIT);
   double t2 = now_ms();
-  // The candidate's object is kept for text_bytes (the reference is not sized).
-  if (!create_engine(c, o, e, o->code_size && stage_base == 0, r))
-    return false;
+  bool objects = o->cache_path && !o->no_cache;
+  strbuf key = {0};
+  if (objects) {
+    object_key(c, o, &key);
+    if (cache_object_get(c->mod->session, o->cache_path, key.data, &c->object) &&
+        load_object(c, o, e)) {
+      sb_free(&key);
+      r->jit_ms = now_ms() - t2;
+      r->compile_ms = r->pipeline_ms + r->finish_ms + r->jit_ms;
+      return true;
+    }
+    sb_clear(&c->object);
+  }
+  // The candidate's object is kept for text_bytes (the reference is not
+  // sized), and every object when there is a cache to store it in.
+  bool ok = create_engine(c, o, e, objects || (o->code_size && stage_base == 0), r);
   r->jit_ms = now_ms() - t2;
   r->compile_ms = r->pipeline_ms + r->finish_ms + r->jit_ms;
-  return true;
+  if (ok && objects && engine_object(c, &c->object))
+    cache_object_put(c->mod->session, o->cache_path, key.data, c->object.data,
+                     c->object.len);
+  sb_free(&key);
+  return ok;
 }
 
 bool compile_variant(mqss_module *m, const char *pipeline,
                      const mqss_measure_options *o, const entry_spec *e,
                      int stage_base, compiled *c, mqss_measure_result *r) {
-  return lower_variant(m, pipeline, o, e, stage_base, c, r) &&
+  return lower_variant(m, pipeline, e, stage_base, c, r) &&
          jit_variant(o, e, stage_base, c, r);
 }
 
 void compiled_free(compiled *c) {
   if (!mlirExecutionEngineIsNull(c->ee))
     mlirExecutionEngineDestroy(c->ee);
+  if (c->lljit)
+    LLVMOrcDisposeLLJIT(c->lljit);
+  sb_free(&c->object);
   mqss_module_destroy(c->mod);
   memset(c, 0, sizeof *c);
 }
@@ -187,25 +292,33 @@ static void read_all(int fd, strbuf *sb);
 // "-" goes to LLVM's buffered outs(), which nothing flushes.) Writing a file
 // makes LLVM install its signal handlers, to remove the file on a crash;
 // in a sandbox child they are reset to the defaults at once.
-int64_t text_bytes(const compiled *c) {
+static bool engine_object(const compiled *c, strbuf *obj) {
+  sb_clear(obj);
   if (mlirExecutionEngineIsNull(c->ee))
-    return -1;
+    return false;
   int fd = memfd_create("mqss-object", MFD_CLOEXEC);
   if (fd < 0)
-    return -1;
+    return false;
   char path[64];
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   mlirExecutionEngineDumpToObjectFile(c->ee, mlirStringRefCreateFromCString(path));
   child_default_signals();
-  strbuf obj = {0};
-  read_all(fd, &obj);
+  read_all(fd, obj);
   close(fd);
+  return obj->len > 0;
+}
+
+int64_t text_bytes(const compiled *c) {
+  strbuf own = {0};
+  const strbuf *obj = &c->object;
+  if (!obj->len && engine_object(c, &own))
+    obj = &own;
   int64_t total = -1;
   char *err = NULL;
   LLVMMemoryBufferRef buf =
-      obj.len ? LLVMCreateMemoryBufferWithMemoryRange(obj.data, obj.len,
-                                                      "jit-object", 0)
-              : NULL;
+      obj->len ? LLVMCreateMemoryBufferWithMemoryRange(obj->data, obj->len,
+                                                       "jit-object", 0)
+               : NULL;
   LLVMBinaryRef bin = buf ? LLVMCreateBinary(buf, NULL, &err) : NULL;
   if (bin) {
     total = 0;
@@ -224,7 +337,7 @@ int64_t text_bytes(const compiled *c) {
     LLVMDisposeMessage(err);
   if (buf)
     LLVMDisposeMemoryBuffer(buf);
-  sb_free(&obj);
+  sb_free(&own);
   return total;
 }
 

@@ -528,7 +528,7 @@ static void measure_child(void *user, void *reply, size_t size) {
   if (checked && !j->ref && !reference_outputs(j, &a, &ref, r))
     goto done;
   const reference *want = !checked ? NULL : j->ref ? j->ref : &ref;
-  if (!lower_variant(j->m, j->o->pipeline, j->o, j->e, 0, &c, r) ||
+  if (!lower_variant(j->m, j->o->pipeline, j->e, 0, &c, r) ||
       lowered_lookup(j, &c, r) || !jit_variant(j->o, j->e, 0, &c, r))
     goto done;
   if (j->o->code_size) {
@@ -670,7 +670,7 @@ static void vs_child(void *user, void *reply, size_t size) {
   bool ok[2];
   for (int s = 0; s < 2; s++) {
     p->side = VS_A + s;
-    ok[s] = lower_variant(j->m, pipe[s], j->o, j->e, 0, &c[s], side[s]);
+    ok[s] = lower_variant(j->m, pipe[s], j->e, 0, &c[s], side[s]);
   }
   if (ok[0] && ok[1] && c[0].lowered_hash == c[1].lowered_hash) {
     p->side = VS_A;

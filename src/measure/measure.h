@@ -6,6 +6,7 @@
 
 #include "internal.h"
 
+#include <llvm-c/LLJIT.h>
 #include <mlir-c/ExecutionEngine.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -190,9 +191,11 @@ uint64_t outputs_checksum(const outputs *o);
 
 typedef struct {
   mqss_module *mod; // lowered clone, owned
-  MlirExecutionEngine ee;
+  MlirExecutionEngine ee;        // the JIT, or null when loaded from the cache
+  LLVMOrcLLJITRef lljit;         // a cached object file linked, or NULL
   void (*fn)(void **);
   uint64_t lowered_hash; // mqss_module_hash of the lowered module
+  strbuf object;         // the object file, when kept (object cache, code size)
 } compiled;
 
 // Clones `m`, runs `pipeline` (may be NULL) and the finisher, JIT-compiles.
@@ -205,12 +208,14 @@ bool compile_variant(mqss_module *m, const char *pipeline,
 // compile_variant in two steps: lower_variant clones, runs the pipeline and
 // the finisher, and sets out->lowered_hash (and r->lowered_hash, pipeline_ms,
 // finish_ms); jit_variant then JIT-compiles what lower_variant left.
-bool lower_variant(mqss_module *m, const char *pipeline,
-                   const mqss_measure_options *o, const entry_spec *e,
+bool lower_variant(mqss_module *m, const char *pipeline, const entry_spec *e,
                    int stage_base, compiled *out, mqss_measure_result *r);
 bool jit_variant(const mqss_measure_options *o, const entry_spec *e,
                  int stage_base, compiled *c, mqss_measure_result *r);
 void compiled_free(compiled *c);
+// ExecutionEngines created by this process so far (an object-cache hit
+// creates none).
+int jit_engines_created(void);
 // .text* bytes of the object file the JIT linked, or -1. Needs the object
 // kept: compile_variant keeps the candidate's when o->code_size is set.
 int64_t text_bytes(const compiled *c);
@@ -288,6 +293,14 @@ mqss_status cache_put(mqss_session *s, const char *path, const char *key,
                       mqss_measure_result *r);
 // Version of the stored row format, part of every key.
 int cache_format(void);
+// The object file stored under `key` (table objects, checksummed) into
+// `obj`; false on a miss or a corrupt entry (which is deleted). Best effort:
+// errors are misses.
+bool cache_object_get(mqss_session *s, const char *path, const char *key,
+                      strbuf *obj);
+// Stores an object file under `key` unless one is there. Best effort.
+void cache_object_put(mqss_session *s, const char *path, const char *key,
+                      const void *obj, size_t len);
 // Copies a stored row (blob, len bytes) into `r` when its checksum matches
 // `key` and its fields are in range; false for a corrupt or foreign row.
 bool cache_row_decode(const char *key, const void *blob, size_t len,

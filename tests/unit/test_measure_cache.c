@@ -269,6 +269,48 @@ static void test_lowered_code_hit(void **state) {
   mqss_module_destroy(m);
 }
 
+// The object cache: a measurement whose lowered code was compiled before
+// (here: another seed, so the result cache misses) links the stored object
+// file instead of running the JIT, and gets the same outputs. In process, so
+// that the engines can be counted.
+static void test_object_cache(void **state) {
+  mqss_session *s = *state;
+  remove_db();
+  mqss_module *m = NULL;
+  assert_int_equal(mqss_module_parse_file(s, INPUTS "measure_add.mlir", &m), MQSS_OK);
+  mqss_measure_options o;
+  mqss_measure_options_init(&o);
+  o.warmup = 0;
+  o.repeat = 1;
+  o.cache_path = db_path;
+  o.no_sandbox = 1;
+  // Changes the code (bufferized first: the affine lowering needs buffers),
+  // so the reference and the candidate are two objects.
+  o.pipeline = "one-shot-bufferize{bufferize-function-boundaries "
+               "function-boundary-type-conversion=identity-layout-map},"
+               "func.func(convert-linalg-to-affine-loops)";
+  mqss_measure_result r1, r2, r3;
+  o.seed = 101; // seeds no other test uses: no reference is kept in process
+  int before = jit_engines_created();
+  assert_int_equal(mqss_measure(m, &o, &r1), MQSS_OK);
+  assert_int_equal(r1.status, MQSS_MEASURE_OK);
+  int first = jit_engines_created() - before; // reference and candidate
+  assert_int_equal(first, 2);
+  o.seed = 102; // another result key (and reference), the same code
+  assert_int_equal(mqss_measure(m, &o, &r2), MQSS_OK);
+  assert_int_equal(r2.status, MQSS_MEASURE_OK);
+  assert_int_equal(r2.cached, 0);
+  assert_int_equal(jit_engines_created() - before, first); // no JIT at all
+  assert_int_equal(r2.text_bytes, r1.text_bytes);
+  // Without the cache the same measurement compiles, and agrees.
+  o.no_cache = 1;
+  assert_int_equal(mqss_measure(m, &o, &r3), MQSS_OK);
+  assert_true(jit_engines_created() - before > first); // the candidate at least
+  assert_true(r3.checksum == r2.checksum);
+  assert_int_equal(r3.text_bytes, r2.text_bytes);
+  mqss_module_destroy(m);
+}
+
 // ----------------------------------------------------------------------------
 // corrupt rows
 
@@ -416,6 +458,7 @@ int main(void) {
       T(test_concurrent_writers),
       T(test_concurrent_measure),
       T(test_lowered_code_hit),
+      T(test_object_cache),
       T(test_corrupt_rows),
       T(test_row_range_checks),
 #undef T
