@@ -904,6 +904,10 @@ typedef struct mqss_selection mqss_selection;
 /// again avoiding it, up to 4 times; then MQSS_ERR_CRASHED.
 /// mqss_selection_notes() says what was avoided. Without a crash the result
 /// is the same as in process.
+///
+/// A module that the finisher cannot lower (mqss_module_finish() fails on a
+/// clone, e.g. a gpu kernel) gets no selection: the finisher's error is
+/// returned, prefixed with "no pipeline to select: ".
 mqss_status mqss_policy_select(const mqss_policy *policy,
                                const mqss_module *module,
                                const mqss_select_options *opts,
