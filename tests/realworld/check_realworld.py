@@ -119,7 +119,9 @@ def check_module(mqss, path, entry, tmp):
                         if o.returncode else compare(o.stdout, entry, want)))
     out = os.path.join(tmp, os.path.basename(path))
     r = run([mqss, "compile", path, "--guard", "--cache-dir", tmp, "-o", out])
-    results.append(("compile --guard", r.stderr.strip()[:300] if r.returncode
+    used = re.search(r"^guard: (\w+) pipeline", r.stderr, re.M)
+    results.append((f"compile --guard ({used.group(1) if used else '?'})",
+                    r.stderr.strip()[:300] if r.returncode
                     else compare(open(out).read(), entry, want)))
     return results
 
@@ -189,7 +191,7 @@ def main():
                 print(f"ok   {name}: rejected, naming '{REJECTED[name]}'")
             else:
                 worked += 1
-                print(f"ok   {name}")
+                print(f"ok   {name}: " + "; ".join(w for w, _ in results))
     total = worked + rejected + failed
     print(f"{worked}/{total} work end to end, {rejected} rejected as listed, "
           f"{failed} failed")
