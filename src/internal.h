@@ -71,6 +71,11 @@ struct mqss_module {
   strbuf finish_pipeline; // what the last finish ran
 };
 
+// True when `m` holds an op that no finisher step lowers (finish.c): a
+// device dialect, or a dialect the step table does not name. One walk, no
+// pass; a module without such ops may still fail to finish, but rarely.
+bool finish_has_unknown_ops(const mqss_module *m);
+
 // A structural hash of `m` for change detection within one process
 // (fingerprint.c): equal for equal IR in one context, and much cheaper than
 // mqss_module_hash. Not stable across processes: never persist it.

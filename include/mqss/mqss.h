@@ -905,8 +905,9 @@ typedef struct mqss_selection mqss_selection;
 /// mqss_selection_notes() says what was avoided. Without a crash the result
 /// is the same as in process.
 ///
-/// A module that the finisher cannot lower (mqss_module_finish() fails on a
-/// clone, e.g. a gpu kernel) gets no selection: the finisher's error is
+/// A module that the finisher cannot lower gets no selection: when it holds
+/// an op of a dialect that no finisher step handles (e.g. a gpu kernel), a
+/// clone is finished first, and if that fails the finisher's error is
 /// returned, prefixed with "no pipeline to select: ".
 mqss_status mqss_policy_select(const mqss_policy *policy,
                                const mqss_module *module,

@@ -283,6 +283,40 @@ mqss_status mqss_module_finish(mqss_module *m) {
                  "mlir-opt-19) and give mqss the converted file");
 }
 
+// Ops the finisher leaves alone because they are already lowered or are
+// removed before the steps run.
+static const char *const finished_ops = "llvm builtin.module transform";
+
+static bool known_in(MlirStringRef name, const char *triggers) {
+  for (const char *t = triggers; *t;) {
+    size_t len = strcspn(t, " ");
+    const char *at = memchr(t, '@', len);
+    size_t n = at ? (size_t)(at - t) : len;
+    if (n && name_matches(name, t, n))
+      return true;
+    t += len + (t[len] == ' ');
+  }
+  return false;
+}
+
+static MlirWalkResult find_unknown(MlirOperation op, void *user) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (known_in(name, finished_ops))
+    return MlirWalkResultAdvance;
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+    if (known_in(name, steps[i].triggers))
+      return MlirWalkResultAdvance;
+  *(bool *)user = true;
+  return MlirWalkResultInterrupt;
+}
+
+bool finish_has_unknown_ops(const mqss_module *m) {
+  bool unknown = false;
+  mlirOperationWalk(mlirModuleGetOperation(m->mod), find_unknown, &unknown,
+                    MlirWalkPreOrder);
+  return unknown;
+}
+
 const char *mqss_module_finish_pipeline(const mqss_module *m) {
   return m && m->finish_pipeline.data ? m->finish_pipeline.data : "";
 }

@@ -64,8 +64,11 @@ static int choose(const mqss_policy *p, const mqss_module *work, const int *hist
 
 // A module that the finisher cannot lower has no pipeline worth proposing:
 // every candidate would end in the same error (a gpu kernel, an op with no
-// LLVM lowering). Checked on a clone, before any decision.
+// LLVM lowering). Checked on a clone, before any decision, when an op of a
+// dialect that no finisher step names is present (one walk otherwise).
 static mqss_status check_lowerable(const mqss_module *module) {
+  if (!finish_has_unknown_ops(module))
+    return MQSS_OK;
   mqss_session *s = mqss_module_session(module);
   mqss_module *copy = mqss_module_clone(module);
   if (!copy)
