@@ -144,6 +144,10 @@ mqss_status isolated_trial(mqss_session *s, mqss_status (*work)(void *ctx),
 // why" to `report` per failing action. Returns the number that fail.
 int catalog_check_pipelines(const mqss_catalog *c, const char *path,
                             strbuf *report);
+// True when `m` holds an op that no finisher step lowers (finish.c): a
+// device dialect, or a dialect the step table does not name. One walk, no
+// pass; a module without such ops may still fail to finish, but rarely.
+bool finish_has_unknown_ops(const mqss_module *m);
 
 // A structural hash of `m` for change detection within one process
 // (fingerprint.c): equal for equal IR in one context, and much cheaper than

@@ -1051,6 +1051,11 @@ typedef struct mqss_selection mqss_selection;
 /// Returns MQSS_ERR_INVALID_ARG for max_steps outside 0..MQSS_MAX_SELECT_STEPS
 /// and MQSS_ERR_POLICY when the network computes a NaN or infinite logit,
 /// mean or value (weights too large or corrupt; mqss_policy_explain() too).
+///
+/// A module that the finisher cannot lower gets no selection: when it holds
+/// an op of a dialect that no finisher step handles (e.g. a gpu kernel), a
+/// clone is finished first, and if that fails the finisher's error is
+/// returned, prefixed with "no pipeline to select: ".
 mqss_status mqss_policy_select(const mqss_policy *policy,
                                const mqss_module *module,
                                const mqss_select_options *opts,

@@ -1,7 +1,7 @@
 // Passes that MLIR 19 exposes only as C++ pattern sets, registered with
 // MLIR's pass registry so that textual pipelines (catalog actions, the
 // finisher) can name them. It is the library's one C++ file, kept to what
-// C cannot reach; everything else stays C. It defines two passes:
+// C cannot reach; everything else stays C. It defines three passes:
 //
 //   mqss-math-approx        replaces math.tanh, exp, erf, log, ... on f32
 //                           (scalars and vectors) by polynomial arithmetic,
@@ -12,6 +12,12 @@
 //                           lowers vector.contract to vector.outerproduct and
 //                           then to vector.fma, and transfer ops with
 //                           permutation maps to minor-identity transfers.
+//   mqss-decompose-aggregates
+//                           decomposes linalg ops that implement
+//                           AggregatedOpInterface (linalg.softmax) into
+//                           the linalg.generic ops they stand for; nothing
+//                           lowers them directly, and mlir-opt offers it only
+//                           as transform.structured.decompose_interface.
 //
 // Why a pass and not a transform-dialect patterns schedule for the second:
 // the finisher is a table of textual pipeline steps chosen from the IR that
@@ -26,8 +32,10 @@
 // convert-vector-to-llvm lower those later, each in its own rewrite.
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/Func/IR/FuncOps.h>
+#include <mlir/Dialect/Linalg/IR/Linalg.h>
 #include <mlir/Dialect/Math/IR/Math.h>
 #include <mlir/Dialect/Math/Transforms/Passes.h>
+#include <mlir/Dialect/Tensor/IR/Tensor.h>
 #include <mlir/Dialect/Vector/IR/VectorOps.h>
 #include <mlir/Dialect/Vector/Transforms/LoweringPatterns.h>
 #include <mlir/Pass/Pass.h>
@@ -90,10 +98,43 @@ struct LowerVectorContractPass
   }
 };
 
+struct DecomposeAggregatesPass
+    : public PassWrapper<DecomposeAggregatesPass,
+                         OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(DecomposeAggregatesPass)
+
+  StringRef getArgument() const final { return "mqss-decompose-aggregates"; }
+  StringRef getDescription() const final {
+    return "Decompose aggregate linalg ops (linalg.softmax) into the "
+           "linalg.generic ops they stand for";
+  }
+  void getDependentDialects(DialectRegistry &registry) const final {
+    registry.insert<arith::ArithDialect, linalg::LinalgDialect,
+                    math::MathDialect, tensor::TensorDialect>();
+  }
+  void runOnOperation() final {
+    SmallVector<linalg::AggregatedOpInterface> ops;
+    getOperation().walk(
+        [&](linalg::AggregatedOpInterface op) { ops.push_back(op); });
+    IRRewriter rewriter(&getContext());
+    for (linalg::AggregatedOpInterface op : ops) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<SmallVector<Value>> repl = op.decomposeOperation(rewriter);
+      if (failed(repl) || repl->size() != op->getNumResults()) {
+        op->emitOpError("cannot be decomposed (mqss-decompose-aggregates); "
+                        "give it tensor operands");
+        return signalPassFailure();
+      }
+      rewriter.replaceOp(op, *repl);
+    }
+  }
+};
+
 } // namespace
 
 // Called once per process (session.c) after mlirRegisterAllPasses.
 extern "C" void register_cxx_passes(void) {
   PassRegistration<MathApproxPass>();
   PassRegistration<LowerVectorContractPass>();
+  PassRegistration<DecomposeAggregatesPass>();
 }

@@ -5,6 +5,7 @@
 #include "internal.h"
 
 #include <mlir-c/BuiltinTypes.h>
+#include <stdio.h>
 #include <string.h>
 
 // ----------------------------------------------------------------------------
@@ -12,7 +13,9 @@
 
 // Each step runs when an op of one of its `triggers` remains: a dialect
 // namespace ("linalg"), a full op name ("builtin.unrealized_conversion_cast"),
-// or "@tensor" for any value of tensor type. Order matters: a step may create
+// "@tensor" for any value of tensor type, or "NAME@tensor" for an op that
+// matches NAME and has a tensor operand (arith.addf on tensors, not a
+// tensor-typed arith.constant). Order matters: a step may create
 // ops that only later steps lower (linalg -> scf/memref/arith -> llvm).
 static const struct finish_step {
   const char *triggers; // space-separated
@@ -20,6 +23,11 @@ static const struct finish_step {
 } steps[] = {
     {"tosa", "func.func(tosa-to-linalg-named,tosa-to-linalg,tosa-to-arith,"
              "tosa-to-tensor)"},
+    // linalg.softmax has no lowering of its own (cxx_passes.cpp).
+    {"linalg.softmax", "func.func(mqss-decompose-aggregates)"},
+    // arith.addf and friends written directly on tensors.
+    {"arith@tensor math@tensor complex@tensor",
+     "func.func(convert-elementwise-to-linalg)"},
     {"@tensor tensor bufferization",
      "one-shot-bufferize{allow-return-allocs-from-loops "
      "bufferize-function-boundaries "
@@ -38,10 +46,19 @@ static const struct finish_step {
     {"vector.mask", "func.func(lower-vector-mask)"},
     {"vector.transfer_read vector.transfer_write",
      "func.func(convert-vector-to-scf{full-unroll=true target-rank=1})"},
+    // Without transfers: n-D vector.print still needs its loops (only 1-D
+    // prints of scalars lower to LLVM directly).
+    {"vector.print",
+     "func.func(convert-vector-to-scf{full-unroll=true target-rank=1})"},
     {"memref", "expand-strided-metadata"},
     {"affine", "lower-affine"},
     {"scf", "convert-scf-to-cf"},
     {"vector", "convert-vector-to-llvm"},
+    // complex.sqrt, exp, log, ... become arith and math ops on the parts;
+    // complex-to-llvm below takes only create/re/im and the simple ops.
+    {"complex", "convert-complex-to-standard"},
+    // Integer powers have no LLVM intrinsic: outlined into loops.
+    {"math.ipowi math.fpowi", "convert-math-to-funcs"},
     // math-to-llvm first: libm has no rsqrt. libm then takes tanh and friends.
     {"math", "convert-math-to-llvm"},
     {"math", "convert-math-to-libm"},
@@ -77,6 +94,13 @@ static bool has_tensor_value(MlirOperation op) {
   return false;
 }
 
+static bool has_tensor_operand(MlirOperation op) {
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++)
+    if (is_tensor_type(mlirValueGetType(mlirOperationGetOperand(op, i))))
+      return true;
+  return false;
+}
+
 // True when `name` ("memref.alloc") matches `trigger` ("memref" or the name).
 static bool name_matches(MlirStringRef name, const char *trigger, size_t tlen) {
   if (name.length == tlen && memcmp(name.data, trigger, tlen) == 0)
@@ -95,9 +119,11 @@ static MlirWalkResult scan_op(MlirOperation op, void *user) {
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   for (const char *t = sc->triggers; *t;) {
     size_t len = strcspn(t, " ");
-    bool hit = (len == 7 && memcmp(t, "@tensor", 7) == 0)
-                   ? has_tensor_value(op)
-                   : name_matches(name, t, len);
+    const char *at = memchr(t, '@', len);
+    bool hit = !at      ? name_matches(name, t, len)
+               : at == t ? has_tensor_value(op)
+                         : name_matches(name, t, (size_t)(at - t)) &&
+                               has_tensor_operand(op);
     if (hit) {
       sc->found = op;
       return MlirWalkResultInterrupt;
@@ -114,13 +140,53 @@ static MlirOperation find_op(mqss_module *m, const char *triggers) {
   return sc.found;
 }
 
-// First op that is neither LLVM dialect nor the top-level module.
+// First op that is neither LLVM dialect nor the top-level module. Casts
+// left by a partial conversion are only symptoms: the culprit is the op
+// that was not converted, so a cast is kept only as the fallback.
+struct unlowered {
+  MlirOperation op;   // first op that is not a cast
+  MlirOperation cast; // first builtin.unrealized_conversion_cast
+};
+
 static MlirWalkResult find_unlowered(MlirOperation op, void *user) {
+  struct unlowered *u = user;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
   if (name_matches(name, "llvm", 4) || name_matches(name, "builtin.module", 14))
     return MlirWalkResultAdvance;
-  *(MlirOperation *)user = op;
-  return MlirWalkResultInterrupt;
+  static const char cast[] = "builtin.unrealized_conversion_cast";
+  if (!name_matches(name, cast, sizeof cast - 1)) {
+    u->op = op;
+    return MlirWalkResultInterrupt;
+  }
+  if (mlirOperationIsNull(u->cast))
+    u->cast = op;
+  return MlirWalkResultAdvance;
+}
+
+static MlirOperation first_unlowered(mqss_module *m) {
+  struct unlowered u = {{NULL}, {NULL}};
+  mlirOperationWalk(mlirModuleGetOperation(m->mod), find_unlowered, &u,
+                    MlirWalkPreOrder);
+  return mlirOperationIsNull(u.op) ? u.cast : u.op;
+}
+
+// Dialects for devices other than the host CPU: mqss has no lowering for
+// them, and converting around them only leaves casts that hide the cause.
+static const char *const device_dialects =
+    "gpu nvgpu nvvm rocdl amdgpu spirv xegpu";
+
+// Fails naming `op`, where it is, and `why`.
+static mqss_status fail_at(mqss_module *m, MlirOperation op, const char *why) {
+  mqss_session *s = m->session;
+  diag_reset(s, m->name);
+  strbuf where = {0};
+  format_location(s, mlirOperationGetLocation(op), &where);
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  mqss_status st = fail(s, MQSS_ERR_FINISH,
+                        "cannot lower '%s' to LLVM: %s: '%.*s': %s", m->name,
+                        where.data, (int)name.length, name.data, why);
+  sb_free(&where);
+  return st;
 }
 
 // ----------------------------------------------------------------------------
@@ -173,12 +239,22 @@ mqss_status mqss_module_finish(mqss_module *m) {
   mqss_session *s = m->session;
   sb_clear(&m->finish_pipeline);
   strip_transform(m);
+  MlirOperation device = find_op(m, device_dialects);
+  if (!mlirOperationIsNull(device)) {
+    MlirStringRef op = mlirIdentifierStr(mlirOperationGetName(device));
+    int dialect = 0;
+    while ((size_t)dialect < op.length && op.data[dialect] != '.')
+      dialect++;
+    char why[192];
+    snprintf(why, sizeof why, "the %.*s dialect is not supported: mqss "
+             "compiles for the host CPU only; express the kernel with "
+             "linalg, scf.parallel or affine ops",
+             dialect, op.data);
+    return fail_at(m, device, why);
+  }
 
   for (int round = 0; round < MAX_ROUNDS; round++) {
-    MlirOperation left = {NULL};
-    mlirOperationWalk(mlirModuleGetOperation(m->mod), find_unlowered, &left,
-                      MlirWalkPreOrder);
-    if (mlirOperationIsNull(left))
+    if (mlirOperationIsNull(first_unlowered(m)))
       return MQSS_OK;
     for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
       if (mlirOperationIsNull(find_op(m, steps[i].triggers)))
@@ -196,21 +272,49 @@ mqss_status mqss_module_finish(mqss_module *m) {
     }
   }
 
-  MlirOperation left = {NULL};
-  mlirOperationWalk(mlirModuleGetOperation(m->mod), find_unlowered, &left,
-                    MlirWalkPreOrder);
+  MlirOperation left = first_unlowered(m);
   if (mlirOperationIsNull(left))
     return MQSS_OK;
-  diag_reset(s, m->name);
-  strbuf where = {0};
-  format_location(s, mlirOperationGetLocation(left), &where);
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(left));
-  mqss_status st = fail(s, MQSS_ERR_FINISH,
-                        "cannot lower '%s' to LLVM: %s: no lowering known for "
-                        "'%.*s'; lower it with --pipeline before finishing",
-                        m->name, where.data, (int)name.length, name.data);
-  sb_free(&where);
-  return st;
+  // The advice must work for measure too, whose reference is the finisher
+  // alone: only a rewritten input helps there.
+  return fail_at(m, left,
+                 "no lowering to LLVM is known for this op; rewrite it with "
+                 "linalg, scf, arith, math or memref ops (or convert it with "
+                 "mlir-opt-19) and give mqss the converted file");
+}
+
+// Ops the finisher leaves alone because they are already lowered or are
+// removed before the steps run.
+static const char *const finished_ops = "llvm builtin.module transform";
+
+static bool known_in(MlirStringRef name, const char *triggers) {
+  for (const char *t = triggers; *t;) {
+    size_t len = strcspn(t, " ");
+    const char *at = memchr(t, '@', len);
+    size_t n = at ? (size_t)(at - t) : len;
+    if (n && name_matches(name, t, n))
+      return true;
+    t += len + (t[len] == ' ');
+  }
+  return false;
+}
+
+static MlirWalkResult find_unknown(MlirOperation op, void *user) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (known_in(name, finished_ops))
+    return MlirWalkResultAdvance;
+  for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+    if (known_in(name, steps[i].triggers))
+      return MlirWalkResultAdvance;
+  *(bool *)user = true;
+  return MlirWalkResultInterrupt;
+}
+
+bool finish_has_unknown_ops(const mqss_module *m) {
+  bool unknown = false;
+  mlirOperationWalk(mlirModuleGetOperation(m->mod), find_unknown, &unknown,
+                    MlirWalkPreOrder);
+  return unknown;
 }
 
 const char *mqss_module_finish_pipeline(const mqss_module *m) {

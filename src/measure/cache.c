@@ -237,8 +237,8 @@ int cache_format(void) { return CACHE_FORMAT; }
 // object files of lowered code
 
 static int64_t object_checksum(const char *key, const void *obj, size_t len) {
-  uint64_t h = hash_fnv1a(HASH_FNV1A_INIT, key, strlen(key) + 1);
-  return (int64_t)hash_fnv1a(h, obj, len);
+  uint64_t h = fnv1a64(FNV1A64_INIT, key, strlen(key) + 1);
+  return (int64_t)fnv1a64(h, obj, len);
 }
 
 bool cache_object_get(mqss_session *s, const char *path, const char *key,

@@ -184,8 +184,11 @@ mqss_measure_status entry_find(mqss_module *m, const char *want,
   mlirOperationWalk(mlirModuleGetOperation(m->mod), collect_funcs, &fl,
                     MlirWalkPreOrder);
   MlirOperation f = {NULL};
-  const char *order[] = {want, want ? NULL : "forward", want ? NULL : "main"};
-  for (int k = 0; k < 3 && mlirOperationIsNull(f); k++)
+  // "entry" is what MLIR's integration tests name in their RUN lines
+  // (mlir-cpu-runner -e entry), next to public helpers.
+  const char *order[] = {want, want ? NULL : "forward", want ? NULL : "main",
+                         want ? NULL : "entry"};
+  for (int k = 0; k < 4 && mlirOperationIsNull(f); k++)
     for (int i = 0; order[k] && i < fl.n; i++)
       if (name_is(func_name(fl.ops[i]), order[k]) &&
           !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(fl.ops[i], 0))))
@@ -196,9 +199,19 @@ mqss_measure_status entry_find(mqss_module *m, const char *want,
       if (is_public_definition(fl.ops[i]) && npublic++ == 0)
         f = fl.ops[i];
     if (npublic != 1) {
-      snprintf(msg, msglen, "unsupported: no entry in '%s': no @forward or "
-               "@main, and %d public functions; name one with --entry",
-               m->name, npublic);
+      // Name the choices: --entry takes any of them.
+      char names[256] = "";
+      size_t used = 0;
+      for (int i = 0; i < fl.n && used < sizeof names; i++)
+        if (is_public_definition(fl.ops[i])) {
+          MlirStringRef n = func_name(fl.ops[i]);
+          int w = snprintf(names + used, sizeof names - used, "%s@%.*s",
+                           used ? ", " : "", (int)n.length, n.data);
+          used += w > 0 ? (size_t)w : 0;
+        }
+      snprintf(msg, msglen, "unsupported: no entry in '%s': no @forward, "
+               "@main or @entry, and %d public functions%s%s; name one with "
+               "--entry", m->name, npublic, npublic ? ": " : "", names);
       return MQSS_MEASURE_UNSUPPORTED;
     }
   }

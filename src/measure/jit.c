@@ -170,7 +170,7 @@ static bool engine_object(const compiled *c, strbuf *obj);
 static void object_key(const compiled *c, const mqss_measure_options *o,
                        strbuf *key) {
   char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
-  uint64_t fh = hash_fnv1a(HASH_FNV1A_INIT, features, strlen(features));
+  uint64_t fh = fnv1a64(FNV1A64_INIT, features, strlen(features));
   sb_printf(key, "object v1;lowered=%016" PRIx64 ";opt=%d;cpu=%s;features=%016"
             PRIx64 ";mlir=%s", c->lowered_hash, o->opt_level, cpu, fh,
             mqss_mlir_version());

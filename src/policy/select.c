@@ -62,6 +62,27 @@ static int choose(const mqss_policy *p, const mqss_module *work, const int *hist
   return d->action;
 }
 
+// A module that the finisher cannot lower has no pipeline worth proposing:
+// every candidate would end in the same error (a gpu kernel, an op with no
+// LLVM lowering). Checked on a clone, before any decision, when an op of a
+// dialect that no finisher step names is present (one walk otherwise).
+static mqss_status check_lowerable(const mqss_module *module) {
+  if (!finish_has_unknown_ops(module))
+    return MQSS_OK;
+  mqss_session *s = mqss_module_session(module);
+  mqss_module *copy = mqss_module_clone(module);
+  if (!copy)
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  mqss_status rc = mqss_module_finish(copy);
+  mqss_module_destroy(copy);
+  if (rc == MQSS_OK)
+    return MQSS_OK;
+  char *why = strdup(mqss_errmsg(s));
+  rc = fail(s, rc, "no pipeline to select: %s", why ? why : "out of memory");
+  free(why);
+  return rc;
+}
+
 mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
                                const mqss_select_options *opts,
                                mqss_selection **out) {
@@ -80,6 +101,9 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
     return fail(s, MQSS_ERR_INVALID_ARG, "select: max_steps %d is out of "
                 "range: 1..%d, or 0 for the policy's episode length",
                 opts->max_steps, MQSS_MAX_SELECT_STEPS);
+  mqss_status lowerable = check_lowerable(module);
+  if (lowerable != MQSS_OK)
+    return lowerable;
   badlog bad = {0};
   if (opts->cache_dir &&
       badlog_load(opts->cache_dir, mqss_module_hash(module), &bad) != 0)

@@ -1,6 +1,8 @@
 // Unit tests of the session and module API: status strings, parse errors with
 // file:line:col, pipelines (valid, unknown pass, failing, invalid IR),
-// printing, cloning and the content hash.
+// printing, cloning, the content hash, and the finisher's unknown-op check.
+#include "internal.h" // before cmocka.h, whose fail() macro it would clash with
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -165,6 +167,27 @@ static void test_clone_and_hash(void **state) {
   mqss_module_destroy(c);
 }
 
+// The select pre-check: ops that no finisher step names.
+static void test_finish_unknown_ops(void **state) {
+  mqss_session *s = *state;
+  static const char *cases[][2] = {
+      {"", "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n"
+           "  %b = arith.addf %a, %a : tensor<4xf32>\n"
+           "  return %b : tensor<4xf32>\n}\n"},
+      {"y", "func.func @f(%a: i32) -> i32 {\n"
+            "  %0 = emitc.add %a, %a : (i32, i32) -> i32\n"
+            "  return %0 : i32\n}\n"},
+      {"y", "func.func @f(%m: memref<4xf32>) {\n"
+            "  %c = memref.cast %m : memref<4xf32> to memref<*xf32>\n"
+            "  gpu.host_register %c : memref<*xf32>\n  return\n}\n"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    mqss_module *m = parse(s, cases[i][1]);
+    assert_int_equal(finish_has_unknown_ops(m), cases[i][0][0] == 'y');
+    mqss_module_destroy(m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_strerror),
@@ -179,6 +202,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_unknown_pass, session_setup, session_teardown),
       cmocka_unit_test_setup_teardown(test_pass_failure, session_setup, session_teardown),
       cmocka_unit_test_setup_teardown(test_clone_and_hash, session_setup, session_teardown),
+      cmocka_unit_test_setup_teardown(test_finish_unknown_ops, session_setup, session_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
