@@ -72,7 +72,7 @@ run() {
       if [ "$kind" = same_code ]; then a=$A_SAME; b=$B_SAME; else a=$A_TIMED; b=$B_TIMED; fi
       "$MQSS" measure "$m" --pipeline "$a" --vs "$b" --repeat "$PAIRS" \
         --warmup "$WARMUP" --pin "$MEASURE_CPU" --min-gain "$MIN_GAIN" \
-        --no-code-size --json > "$TMP/one.json" || true
+        --timeout 600000 --no-code-size --json > "$TMP/one.json" || true
       python3 - "$TMP/one.json" "$m" "$kind" "$1" >> "$TMP/$1.jsonl" <<'PY'
 import json, os, sys
 path, module, kind, cond = sys.argv[1:5]

@@ -326,8 +326,9 @@ typedef struct {
   double ratio_lo, ratio_hi;
   /// The interval's exact coverage (>= 0.95; 10 pairs: 0.9512), 0 when none.
   double ratio_conf;
-  /// Calls per timed sample: a sample is `batch` back-to-back calls of one
-  /// side (enough for ~1 ms), and run_ms_* / ratios are per call.
+  /// Calls per timed sample: a sample is the median time of `batch`
+  /// back-to-back calls of one side (enough for ~0.5 ms); run_ms_* and the
+  /// ratios are of those per-call medians.
   int batch;
   /// Pairs measured again because the child was preempted during them
   /// (involuntary context switches; pairs under 20 ms only), at most

@@ -581,9 +581,10 @@ typedef struct {
   vs_progress *progress; // shared with the parent
 } vs_job;
 
-// A timed sample of a pair is `batch` calls of one side, enough calls for
-// VS_MIN_SAMPLE_MS (at most VS_MAX_BATCH): one call of a microsecond kernel
-// is mostly timer and interrupt jitter.
+// A timed sample of a pair is the median of `batch` calls of one side,
+// enough calls for VS_MIN_SAMPLE_MS (at most VS_MAX_BATCH): one call of a
+// microsecond kernel is mostly timer and interrupt jitter, and the median
+// ignores the calls that a preemption or a stolen vCPU stretched.
 // A preempted pair is measured again only when it is short (a time slice of
 // a few ms is then a large part of it), at most 3n times.
 #define VS_MIN_SAMPLE_MS 0.5
@@ -693,7 +694,8 @@ static void vs_child(void *user, void *reply, size_t size) {
   }
   if (!ok[0] || !ok[1])
     goto done;
-  t = malloc(2 * (size_t)n * sizeof *t); // (2, repeat): A's times, B's times
+  t = malloc((2 * (size_t)n + VS_MAX_BATCH) * sizeof *t); // (2, repeat): A's
+  // times, B's times; then (VS_MAX_BATCH,) one sample's calls
   if (!t) {
     for (int s = 0; s < 2; s++) {
       side[s]->status = MQSS_MEASURE_OUT_OF_MEMORY;
@@ -722,8 +724,10 @@ static void vs_child(void *user, void *reply, size_t size) {
     for (int k = 0; k < 2; k++) {
       int s = (i + k) % 2;
       p->side = VS_A + s;
+      double *calls = t + 2 * n;
       for (int b = 0; b < batch; b++)
-        ms[s] += run_once(&c[s], &a, NULL);
+        calls[b] = run_once(&c[s], &a, NULL);
+      ms[s] = median_of(calls, batch);
     }
     if (i < w)
       continue;
@@ -732,8 +736,8 @@ static void vs_child(void *user, void *reply, size_t size) {
       v->discarded++;
       continue;
     }
-    t[got] = ms[0] / batch; // per call
-    t[n + got] = ms[1] / batch;
+    t[got] = ms[0];
+    t[n + got] = ms[1];
     got++;
   }
   v->a.runs = v->b.runs = v->pairs = n;
