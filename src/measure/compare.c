@@ -10,7 +10,6 @@
 // set are left out. It does not produce outputs.
 #include "measure.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
