@@ -10,7 +10,6 @@
 // set are left out. It does not produce outputs.
 #include "measure.h"
 
-#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,13 +283,6 @@ void outputs_compare(const outputs *got, const reference *ref,
     }
   }
   compare_text(&got->out, ref, user, rtol, atol, got->n, r);
-}
-
-void reference_free(reference *r) {
-  outputs_free(&r->val);
-  outputs_free(&r->mag);
-  skip_free(&r->clock);
-  memset(r, 0, sizeof *r);
 }
 
 static void fnv(uint64_t *h, const void *data, size_t len) {

@@ -2,7 +2,8 @@
 // resolve the entry and the canonical pipeline in the parent, consult the
 // cache, and run the child's work (reference, compile, check, timed runs) in
 // the sandbox. The pieces live in entry.c, values.c, jit.c, compare.c,
-// sandbox.c and cache.c; this file only orchestrates.
+// errmodel.c, clock.c, skip.c, reference.c, schedule.c, sandbox.c and
+// cache.c; this file only orchestrates.
 //
 // Reference outputs are kept per process (see "reference outputs, per
 // process" below): a checked measurement of a module whose reference was
@@ -128,7 +129,6 @@ static bool lowered_lookup(const job *j, const compiled *c,
 
 enum { REF_MAX = 256 };
 #define REF_MAX_BYTES ((size_t)256 << 20)
-#define REF_MAGIC 0x3146455253534d51ull // "QMSSREF1"
 
 typedef struct {
   char *key;     // owned
@@ -173,140 +173,12 @@ static void ref_publish(const char *key, reference *o, size_t bytes) {
                 : strdup(key);
   if (k) {
     ref_table[ref_count].key = k;
-    ref_table[ref_count].ref = *o;
+    memcpy(&ref_table[ref_count].ref, o, sizeof *o);
     memset(o, 0, sizeof *o);
     ref_bytes += bytes;
     ref_count++;
   }
   pthread_mutex_unlock(&ref_lock);
-}
-
-static bool write_fd(int fd, const void *p, size_t n) {
-  const char *c = p;
-  while (n > 0) {
-    ssize_t w = write(fd, c, n);
-    if (w <= 0)
-      return false;
-    c += w;
-    n -= (size_t)w;
-  }
-  return true;
-}
-
-// Blob: magic, total bytes; the reference outputs and the magnitude run,
-// each as n, then per output et, count, what[48], data, then stdout length
-// and text; then has_mag, depth, and the clock skip set (results, args,
-// stdout_all, line bytes). All fields in host byte order.
-static void blob_outputs(strbuf *b, const outputs *o) {
-  uint64_t n = (uint64_t)o->n, len = o->out.len;
-  sb_append(b, (const char *)&n, sizeof n);
-  for (int i = 0; i < o->n; i++) {
-    int64_t f[2] = {o->v[i].et, o->v[i].count};
-    sb_append(b, (const char *)f, sizeof f);
-    sb_append(b, o->v[i].what, sizeof o->v[i].what);
-    sb_append(b, o->v[i].data, (size_t)o->v[i].count * elem_size(o->v[i].et));
-  }
-  sb_append(b, (const char *)&len, sizeof len);
-  if (len)
-    sb_append(b, o->out.data, len);
-}
-
-static void ref_write(int fd, const reference *ref) {
-  strbuf b = {0};
-  uint64_t head[2] = {REF_MAGIC, 0};
-  sb_append(&b, (const char *)head, sizeof head);
-  blob_outputs(&b, &ref->val);
-  blob_outputs(&b, &ref->mag);
-  uint64_t tail[5] = {ref->has_mag, 0, ref->clock.results, ref->clock.args,
-                      ref->clock.stdout_all};
-  memcpy(&tail[1], &ref->depth, sizeof ref->depth);
-  sb_append(&b, (const char *)tail, sizeof tail);
-  uint64_t lines = ref->clock.lines.len;
-  sb_append(&b, (const char *)&lines, sizeof lines);
-  if (lines)
-    sb_append(&b, ref->clock.lines.data, lines);
-  uint64_t total = b.len;
-  memcpy(b.data + sizeof(uint64_t), &total, sizeof total);
-  write_fd(fd, b.data, b.len);
-  sb_free(&b);
-}
-
-// A bounds-checked reader over a blob.
-typedef struct {
-  const unsigned char *p;
-  size_t at, n;
-  bool ok;
-} cursor;
-
-static bool take(cursor *c, void *dst, size_t len) {
-  c->ok = c->ok && c->at + len <= c->n && len <= c->n;
-  if (c->ok) {
-    memcpy(dst, c->p + c->at, len);
-    c->at += len;
-  }
-  return c->ok;
-}
-
-static void read_outputs(cursor *c, outputs *o) {
-  uint64_t n = 0, len = 0;
-  c->ok = take(c, &n, sizeof n) && n <= 2 * MAX_VALUES;
-  for (uint64_t i = 0; c->ok && i < n; i++) {
-    int64_t f[2];
-    output_buf *b = &o->v[o->n];
-    if (!take(c, f, sizeof f) || !take(c, b->what, sizeof b->what))
-      return;
-    c->ok = f[0] >= ET_F32 && f[0] <= ET_INDEX && f[1] >= 0 &&
-            (uint64_t)f[1] <= c->n;
-    if (!c->ok)
-      return;
-    b->et = (elem_type)f[0];
-    b->count = f[1];
-    b->what[sizeof b->what - 1] = 0;
-    size_t bytes = (size_t)f[1] * elem_size(b->et);
-    c->ok = (b->data = malloc(bytes ? bytes : 1)) != NULL;
-    o->n += c->ok;
-    if (!take(c, b->data, bytes))
-      return;
-  }
-  if (take(c, &len, sizeof len) && (c->ok = c->at + len <= c->n) && len) {
-    sb_append(&o->out, (const char *)c->p + c->at, len);
-    c->at += len;
-  }
-}
-
-// Parses a blob the child wrote; false (and nothing kept) when it is absent
-// or incomplete (the child died while writing).
-static bool ref_read(int fd, reference *ref, size_t *bytes) {
-  memset(ref, 0, sizeof *ref);
-  off_t size = lseek(fd, 0, SEEK_END);
-  if (size < (off_t)(2 * sizeof(uint64_t)))
-    return false;
-  unsigned char *buf = malloc((size_t)size);
-  if (!buf || pread(fd, buf, (size_t)size, 0) != (ssize_t)size) {
-    free(buf);
-    return false;
-  }
-  cursor c = {buf, 0, (size_t)size, true};
-  uint64_t head[2], tail[5], lines = 0;
-  c.ok = take(&c, head, sizeof head) && head[0] == REF_MAGIC &&
-         head[1] == c.n;
-  read_outputs(&c, &ref->val);
-  read_outputs(&c, &ref->mag);
-  if (take(&c, tail, sizeof tail) && take(&c, &lines, sizeof lines) &&
-      (c.ok = c.at + lines == c.n)) {
-    ref->has_mag = tail[0] != 0;
-    memcpy(&ref->depth, &tail[1], sizeof ref->depth);
-    ref->clock.results = tail[2];
-    ref->clock.args = tail[3];
-    ref->clock.stdout_all = tail[4] != 0;
-    if (lines)
-      sb_append(&ref->clock.lines, (const char *)buf + c.at, lines);
-  }
-  free(buf);
-  if (!c.ok)
-    reference_free(ref);
-  *bytes = c.n;
-  return c.ok;
 }
 
 // Before the sandbox: the cached reference for this job, or a memfd for the
@@ -369,13 +241,13 @@ static bool reference_outputs(const job *j, call_args *a, reference *ref,
     skip_from_probe(&ref->clock, &ref->val, &probe);
     outputs_free(&probe);
   }
-  call_args abs;
-  if (call_args_init(&abs, j->e, j->o->seed) && call_args_abs(&abs) > 0) {
+  call_args absin; // the inputs of the magnitude run
+  if (call_args_init(&absin, j->e, j->o->seed) && call_args_abs(&absin) > 0) {
     clock_set_mode(clock ? CLOCK_PROBE_A : CLOCK_REAL);
-    run_once(&rc, &abs, &ref->mag);
+    run_once(&rc, &absin, &ref->mag);
     ref->has_mag = true;
   }
-  call_args_free(&abs);
+  call_args_free(&absin);
   clock_set_mode(CLOCK_REAL);
   ref->depth = error_depth(j->m);
   compiled_free(&rc);
@@ -439,72 +311,6 @@ static bool check_run(const job *j, const compiled *c, call_args *a,
   return ok;
 }
 
-// ----------------------------------------------------------------------------
-// embedded transform schedules
-
-static MlirWalkResult find_main_schedule(MlirOperation op, void *user) {
-  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-  MlirAttribute sym = mlirOperationGetAttributeByName(
-      op, mlirStringRefCreateFromCString("sym_name"));
-  if (strlen("transform.named_sequence") == n.length &&
-      !memcmp(n.data, "transform.named_sequence", n.length) &&
-      !mlirAttributeIsNull(sym) && mlirAttributeIsAString(sym) &&
-      mlirStringRefEqual(mlirStringAttrGetValue(sym),
-                         mlirStringRefCreateFromCString("__transform_main"))) {
-    *(MlirOperation *)user = op;
-    return MlirWalkResultInterrupt;
-  }
-  return MlirWalkResultAdvance;
-}
-
-static MlirOperation main_schedule(mqss_module *m) {
-  MlirOperation found = {NULL};
-  mlirOperationWalk(mlirModuleGetOperation(m->mod), find_main_schedule, &found,
-                    MlirWalkPreOrder);
-  return found;
-}
-
-// At the start of the child: the module the reference and the candidate
-// start from. With an embedded @__transform_main that is a clone with the
-// schedule applied (transform-interpreter) and then removed, owned by
-// `*owned`; with --ignore-schedule the module itself, and the notes say the
-// schedule is dropped. False with `r` filled when the schedule fails.
-static bool schedule_applied(const job *j, mqss_module **owned,
-                             mqss_measure_result *r) {
-  *owned = NULL;
-  if (mlirOperationIsNull(main_schedule(j->m)))
-    return true;
-  if (j->o->ignore_schedule) {
-    snprintf(r->notes, sizeof r->notes, "the module's transform schedule "
-             "@__transform_main was not applied (ignore_schedule): the "
-             "finisher drops it");
-    return true;
-  }
-  mqss_module *c = mqss_module_clone(j->m);
-  if (!c) {
-    r->status = MQSS_MEASURE_OUT_OF_MEMORY;
-    set_message(r, "out of memory cloning '%s'", j->m->name);
-    return false;
-  }
-  child_report_stage(STAGE_REF_OFFSET + STAGE_PIPELINE);
-  if (mqss_module_run_pipeline(c, "transform-interpreter") != MQSS_OK) {
-    r->status = MQSS_MEASURE_PASS_FAILED;
-    set_message(r, "the module's embedded transform schedule "
-                "@__transform_main failed (measure applies it to the "
-                "reference and the candidate): %s; fix the schedule, or "
-                "measure with --ignore-schedule (ignore_schedule = 1) to "
-                "drop it", mqss_errmsg(j->m->session));
-    mqss_module_destroy(c);
-    return false;
-  }
-  mlirOperationDestroy(main_schedule(c)); // consumed: a pipeline's own
-                                          // transform-interpreter finds none
-  snprintf(r->notes, sizeof r->notes, "applied the module's transform "
-           "schedule @__transform_main");
-  *owned = c;
-  return true;
-}
-
 static void measure_child(void *user, void *reply, size_t size) {
   (void)size;
   job jj = *(const job *)user;
@@ -516,7 +322,7 @@ static void measure_child(void *user, void *reply, size_t size) {
   compiled c = {0};
   double *times = NULL;
   mqss_module *scheduled = NULL;
-  if (!schedule_applied(j, &scheduled, r))
+  if (!schedule_apply(j->m, j->o, &scheduled, r))
     goto done;
   jj.m = scheduled ? scheduled : jj.m;
   if (!call_args_init(&a, j->e, j->o->seed)) {
@@ -642,7 +448,7 @@ static void vs_child(void *user, void *reply, size_t size) {
   int n = j->o->repeat, w = j->o->warmup;
   p->side = VS_REF;
   mqss_module *scheduled = NULL;
-  bool sched_ok = schedule_applied(j, &scheduled, &v->a);
+  bool sched_ok = schedule_apply(j->m, j->o, &scheduled, &v->a);
   v->b = v->a;
   if (!sched_ok)
     goto done;

@@ -155,6 +155,23 @@ typedef struct {
   skip_set clock;  // outputs that depend on the clock
 } reference;
 void reference_free(reference *r);
+// Writes `ref` to `fd` as one blob (reference.c).
+void ref_write(int fd, const reference *ref);
+// Reads a blob back; false (and nothing kept) when it is absent or
+// incomplete (the child died while writing). `bytes` gets its size.
+bool ref_read(int fd, reference *ref, size_t *bytes);
+
+// ----------------------------------------------------------------------------
+// embedded transform schedules (schedule.c)
+
+// At the start of the sandbox child: the module the reference and the
+// candidate start from. With an embedded @__transform_main that is a clone
+// of `m` with the schedule applied (transform-interpreter) and then removed,
+// returned in `*owned`; with o->ignore_schedule it is `m` itself (*owned
+// NULL) and r->notes says the schedule is dropped. False with r->status and
+// r->message set when the schedule fails.
+bool schedule_apply(mqss_module *m, const mqss_measure_options *o,
+                    mqss_module **owned, mqss_measure_result *r);
 
 typedef struct {
   bool equal;
