@@ -404,25 +404,17 @@ static long preemptions(void) {
   return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
 }
 
-// A and B lowered to the same code: A is compiled and checked once, B shares
-// its verdict (keeping its own lowering times), and the ratio is exactly 1
-// without timing: no noise can make identical code look faster or slower.
-static void identical_verdict(const job *j, compiled *ca, call_args *a,
-                              const reference *want, mqss_measure_vs_result *v) {
+// B lowered to the same code as A, which was already compiled and checked:
+// B shares A's verdict (keeping its own lowering times), and the ratio is
+// exactly 1 without timing: no noise can make identical code look faster or
+// slower.
+static void identical_verdict(mqss_measure_vs_result *v) {
   v->identical = 1;
-  if (jit_variant(j->o, j->e, 0, ca, &v->a)) {
-    if (j->o->code_size) {
-      child_report_stage(STAGE_CODE_SIZE);
-      v->a.text_bytes = text_bytes(ca);
-    }
-    child_report_stage(STAGE_RUN);
-    if (check_run(j, ca, a, want, &v->a))
-      v->a.status = MQSS_MEASURE_OK;
-  }
   mqss_measure_result b = v->a;
   b.pipeline_ms = v->b.pipeline_ms;
   b.finish_ms = v->b.finish_ms;
   b.compile_ms = b.pipeline_ms + b.finish_ms + b.jit_ms;
+  b.lowered_hash = v->b.lowered_hash;
   v->b = b;
   if (v->a.status == MQSS_MEASURE_OK)
     v->ratio_median = v->ratio_min = v->ratio_max = v->ratio_hl = v->ratio_lo =
@@ -474,18 +466,16 @@ static void vs_child(void *user, void *reply, size_t size) {
     }
   }
   const reference *want = !j->o->check_reference ? NULL : j->ref ? j->ref : &ref;
+  // A is compiled and checked before B is lowered, so that a death while
+  // working on B leaves A's verdict standing.
   bool ok[2];
   for (int s = 0; s < 2; s++) {
     p->side = VS_A + s;
     ok[s] = lower_variant(j->m, pipe[s], j->e, 0, &c[s], side[s]);
-  }
-  if (ok[0] && ok[1] && c[0].lowered_hash == c[1].lowered_hash) {
-    p->side = VS_A;
-    identical_verdict(j, &c[0], &a, want, v);
-    goto done;
-  }
-  for (int s = 0; s < 2; s++) {
-    p->side = VS_A + s;
+    if (s == 1 && ok[0] && ok[1] && c[0].lowered_hash == c[1].lowered_hash) {
+      identical_verdict(v);
+      goto done;
+    }
     ok[s] = ok[s] && jit_variant(j->o, j->e, 0, &c[s], side[s]);
     if (ok[s] && j->o->code_size) {
       child_report_stage(STAGE_CODE_SIZE);
