@@ -9,7 +9,7 @@
 # wrongly claim a difference. It prints the machine, the commit and the date.
 #
 # usage: bench/noise.sh [BUILD_DIR] [PAIRS] [WARMUP]
-#   BUILD_DIR defaults to ./build, PAIRS (timed pairs per comparison) to 20,
+#   BUILD_DIR defaults to ./build, PAIRS (timed pairs per comparison) to 40,
 #   WARMUP (untimed pairs) to 3. MEASURE_CPU (default 0) and HOG_CPU
 #   (default 1) choose the cores; MIN_GAIN (default 0.02) the verdict's gain.
 #
@@ -33,7 +33,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=${1:-build}
-PAIRS=${2:-20}
+PAIRS=${2:-40}
 WARMUP=${3:-3}
 MEASURE_CPU=${MEASURE_CPU:-0}
 HOG_CPU=${HOG_CPU:-1}
