@@ -24,7 +24,7 @@ echo "== a sample corpus: one module of each of 8 families (seed 0)"
 echo
 echo "== select + measure: the policy's pipeline vs the family baseline and the reference"
 "$mqss" eval --policy "$policy" --manifest "$out/corpus/manifest.tsv" \
-  --pairs 5 --warmup 1 --cache-dir "$out/cache" --out "$out/report"
+  --pairs 8 --warmup 1 --cache-dir "$out/cache" --out "$out/report"
 
 echo
 echo "== compile with the guard (falls back to the baseline if the output differs)"
