@@ -1,9 +1,11 @@
-// The public measurement calls: mqss_measure() and mqss_measure_vs(). They
-// resolve the entry and the canonical pipeline in the parent, consult the
-// cache, and run the child's work (reference, compile, check, timed runs) in
-// the sandbox. The pieces live in entry.c, values.c, jit.c, compare.c,
-// errmodel.c, clock.c, skip.c, reference.c, schedule.c, sandbox.c and
-// cache.c; this file only orchestrates.
+// The public measurement call mqss_measure() and the pieces it shares with
+// mqss_measure_vs() (measure_vs.c): option checks, entry resolution, the
+// per-process reference table and the output check. It resolves the entry
+// and the canonical pipeline in the parent, consults the cache, and runs the
+// child's work (reference, compile, check, timed runs) in the sandbox. The
+// pieces live in entry.c, values.c, jit.c, compare.c, errmodel.c, clock.c,
+// skip.c, reference.c, schedule.c, sandbox.c and cache.c; this file only
+// orchestrates.
 //
 // Reference outputs are kept per process (see "reference outputs, per
 // process" below): a checked measurement of a module whose reference was
@@ -13,7 +15,6 @@
 #include "measure.h"
 
 #include <errno.h>
-#include <mlir-c/BuiltinAttributes.h>
 
 #include <inttypes.h>
 #include <math.h>
@@ -22,7 +23,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <unistd.h>
 
 // ----------------------------------------------------------------------------
@@ -57,7 +57,7 @@ void mqss_measure_options_init(mqss_measure_options *o) {
   o->output_limit_mb = 64;
 }
 
-static void result_init(mqss_measure_result *r, const char *entry) {
+void measure_result_init(mqss_measure_result *r, const char *entry) {
   memset(r, 0, sizeof *r);
   r->text_bytes = -1;
   r->mismatch_output = -1;
@@ -69,24 +69,13 @@ static void result_init(mqss_measure_result *r, const char *entry) {
 // ----------------------------------------------------------------------------
 // the child's work
 
-typedef struct {
-  mqss_module *m;
-  const mqss_measure_options *o;
-  const entry_spec *e;
-  const char *pipeline_b; // vs only
-  const reference *ref;   // cached reference, or NULL: compute it
-  int ref_fd;             // where a computed reference is written, or -1
-  uint64_t module_hash;   // mqss_module_hash(m), for cache keys
-  bool use_cache;         // look the lowered code up in o->cache_path
-  const skip_set *skip;   // --skip-output (opts.skip_outputs), parsed
-} job;
 
 static void cache_key(uint64_t module_hash, const mqss_measure_options *o,
                       const entry_spec *e, const char *canon, strbuf *key);
 
 // The second-level cache key: the lowered code's hash instead of the
 // pipeline, so that pipelines that lower to the same code share a row.
-static void lowered_key(const job *j, uint64_t lowered_hash, strbuf *key) {
+static void lowered_key(const measure_job *j, uint64_t lowered_hash, strbuf *key) {
   char part[40];
   snprintf(part, sizeof part, "lowered=%016" PRIx64, lowered_hash);
   cache_key(j->module_hash, j->o, j->e, part, key);
@@ -94,7 +83,7 @@ static void lowered_key(const job *j, uint64_t lowered_hash, strbuf *key) {
 
 // In the child, after lowering: the result stored for identical code, with
 // this pipeline's own lowering times. False on a miss.
-static bool lowered_lookup(const job *j, const compiled *c,
+static bool lowered_lookup(const measure_job *j, const compiled *c,
                            mqss_measure_result *r) {
   if (!j->use_cache)
     return false;
@@ -184,7 +173,7 @@ static void ref_publish(const char *key, reference *o, size_t bytes) {
 // Before the sandbox: the cached reference for this job, or a memfd for the
 // child to write a fresh one to (-1 when checking is off or none can be
 // made; then the reference is computed and not kept).
-static void ref_prepare(job *j, mqss_module *m, const mqss_measure_options *o,
+void ref_prepare(measure_job *j, mqss_module *m, const mqss_measure_options *o,
                         const entry_spec *e, strbuf *key) {
   j->ref = NULL;
   j->ref_fd = -1;
@@ -198,7 +187,7 @@ static void ref_prepare(job *j, mqss_module *m, const mqss_measure_options *o,
 }
 
 // After the sandbox: publishes what the child wrote; closes the memfd.
-static void ref_collect(job *j, const strbuf *key) {
+void ref_collect(measure_job *j, const strbuf *key) {
   if (j->ref_fd < 0)
     return;
   reference o;
@@ -216,11 +205,11 @@ static void ref_collect(job *j, const strbuf *key) {
 // another synthetic clock to find the outputs that depend on it; when the
 // entry has float inputs, the magnitude run on their absolute values; and
 // the rounding depth (docs/MEASURE.md, "Correctness check").
-static bool reference_outputs(const job *j, call_args *a, reference *ref,
+bool reference_outputs(const measure_job *j, call_args *a, reference *ref,
                               mqss_measure_result *r) {
   compiled rc;
   mqss_measure_result tmp;
-  result_init(&tmp, j->e->name);
+  measure_result_init(&tmp, j->e->name);
   mqss_module *rm = j->o->reference_module
                         ? (mqss_module *)j->o->reference_module // cloned, not changed
                         : j->m;
@@ -273,7 +262,7 @@ static void add_note(mqss_measure_result *r, const strbuf *sb) {
 
 // First run of a compiled variant: outputs, checksum and the comparison.
 // False (with WRONG_OUTPUT) on a mismatch.
-static bool check_run(const job *j, const compiled *c, call_args *a,
+bool check_run(const measure_job *j, const compiled *c, call_args *a,
                       const reference *ref, mqss_measure_result *r) {
   outputs got = {0};
   run_once(c, a, &got);
@@ -313,10 +302,10 @@ static bool check_run(const job *j, const compiled *c, call_args *a,
 
 static void measure_child(void *user, void *reply, size_t size) {
   (void)size;
-  job jj = *(const job *)user;
-  const job *j = &jj;
+  measure_job jj = *(const measure_job *)user;
+  const measure_job *j = &jj;
   mqss_measure_result *r = reply;
-  result_init(r, j->e->name);
+  measure_result_init(r, j->e->name);
   call_args a = {0};
   reference ref = {0};
   compiled c = {0};
@@ -373,192 +362,10 @@ done:
   mqss_module_destroy(scheduled);
 }
 
-// Where a vs child is, in memory shared with the parent (MAP_SHARED), so
-// that a death is blamed on the side it was working on (mqss_measure_vs).
-enum { VS_REF, VS_A, VS_B };
-typedef struct {
-  volatile int side;           // VS_REF, VS_A or VS_B: the child's current work
-  int checked[2];              // side A, B: compiled and checked (or failed)
-  mqss_measure_result done[2]; // their results at that point
-} vs_progress;
-
-typedef struct {
-  job j;
-  vs_progress *progress; // shared with the parent
-} vs_job;
-
-// A timed sample of a pair is the median of `batch` calls of one side,
-// enough calls for VS_MIN_SAMPLE_MS (at most VS_MAX_BATCH): one call of a
-// microsecond kernel is mostly timer and interrupt jitter, and the median
-// ignores the calls that a preemption or a stolen vCPU stretched.
-// A preempted pair is measured again only when it is short (a time slice of
-// a few ms is then a large part of it), at most 3n times.
-#define VS_MIN_SAMPLE_MS 0.5
-#define VS_REDO_MAX_PAIR_MS 20.0
-enum { VS_MAX_BATCH = 1000 };
-
-// Involuntary context switches of the calling thread so far: a pair during
-// which the child was preempted timed someone else too.
-static long preemptions(void) {
-  struct rusage ru;
-  return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
-}
-
-// B lowered to the same code as A, which was already compiled and checked:
-// B shares A's verdict (keeping its own lowering times), and the ratio is
-// exactly 1 without timing: no noise can make identical code look faster or
-// slower.
-static void identical_verdict(mqss_measure_vs_result *v) {
-  v->identical = 1;
-  mqss_measure_result b = v->a;
-  b.pipeline_ms = v->b.pipeline_ms;
-  b.finish_ms = v->b.finish_ms;
-  b.compile_ms = b.pipeline_ms + b.finish_ms + b.jit_ms;
-  b.lowered_hash = v->b.lowered_hash;
-  v->b = b;
-  if (v->a.status == MQSS_MEASURE_OK)
-    v->ratio_median = v->ratio_min = v->ratio_max = v->ratio_hl = v->ratio_lo =
-        v->ratio_hi = v->ratio_conf = 1.0;
-}
-
-static void vs_child(void *user, void *reply, size_t size) {
-  (void)size;
-  const vs_job *vj = user;
-  job jj = vj->j;
-  const job *j = &jj;
-  vs_progress *p = vj->progress;
-  mqss_measure_vs_result *v = reply;
-  memset(v, 0, sizeof *v);
-  result_init(&v->a, j->e->name);
-  result_init(&v->b, j->e->name);
-  mqss_measure_result *side[2] = {&v->a, &v->b};
-  const char *pipe[2] = {j->o->pipeline, j->pipeline_b};
-  call_args a = {0};
-  reference ref = {0};
-  compiled c[2] = {{0}, {0}};
-  double *t = NULL;
-  int n = j->o->repeat, w = j->o->warmup;
-  p->side = VS_REF;
-  mqss_module *scheduled = NULL;
-  bool sched_ok = schedule_apply(j->m, j->o, &scheduled, &v->a);
-  v->b = v->a;
-  if (!sched_ok)
-    goto done;
-  jj.m = scheduled ? scheduled : jj.m;
-  if (!call_args_init(&a, j->e, j->o->seed)) {
-    for (int s = 0; s < 2; s++) {
-      side[s]->status = MQSS_MEASURE_OUT_OF_MEMORY;
-      set_message(side[s], "out_of_memory: cannot allocate the inputs of @%s",
-                  j->e->name);
-    }
-    goto done;
-  }
-  if (j->o->check_reference && !j->ref) {
-    mqss_measure_result rr;
-    result_init(&rr, j->e->name);
-    if (!reference_outputs(j, &a, &ref, &rr)) {
-      // The module itself fails: neither side can be checked.
-      for (int s = 0; s < 2; s++) {
-        side[s]->status = rr.status;
-        set_message(side[s], "%s", rr.message);
-      }
-      goto done;
-    }
-  }
-  const reference *want = !j->o->check_reference ? NULL : j->ref ? j->ref : &ref;
-  // A is compiled and checked before B is lowered, so that a death while
-  // working on B leaves A's verdict standing.
-  bool ok[2];
-  for (int s = 0; s < 2; s++) {
-    p->side = VS_A + s;
-    ok[s] = lower_variant(j->m, pipe[s], j->e, 0, &c[s], side[s]);
-    if (s == 1 && ok[0] && ok[1] && c[0].lowered_hash == c[1].lowered_hash) {
-      identical_verdict(v);
-      goto done;
-    }
-    ok[s] = ok[s] && jit_variant(j->o, j->e, 0, &c[s], side[s]);
-    if (ok[s] && j->o->code_size) {
-      child_report_stage(STAGE_CODE_SIZE);
-      side[s]->text_bytes = text_bytes(&c[s]);
-    }
-    if (ok[s]) {
-      child_report_stage(STAGE_RUN);
-      ok[s] = check_run(j, &c[s], &a, want, side[s]);
-    }
-    p->done[s] = *side[s];
-    p->checked[s] = 1;
-  }
-  if (!ok[0] || !ok[1])
-    goto done;
-  t = malloc((2 * (size_t)n + VS_MAX_BATCH) * sizeof *t); // (2, repeat): A's
-  // times, B's times; then (VS_MAX_BATCH,) one sample's calls
-  if (!t) {
-    for (int s = 0; s < 2; s++) {
-      side[s]->status = MQSS_MEASURE_OUT_OF_MEMORY;
-      set_message(side[s], "out_of_memory: cannot allocate the timings");
-    }
-    goto done;
-  }
-  // One untimed call of each side sizes the batch.
-  double once[2];
-  for (int s = 0; s < 2; s++) {
-    p->side = VS_A + s;
-    once[s] = run_once(&c[s], &a, NULL);
-  }
-  double fastest = once[0] < once[1] ? once[0] : once[1];
-  int batch = fastest >= VS_MIN_SAMPLE_MS || !(fastest > 0)
-                  ? 1
-                  : (int)fmin(VS_MAX_BATCH, ceil(VS_MIN_SAMPLE_MS / fastest));
-  // Pairs alternate their order (A B, B A, ...): neither side always runs
-  // first, after the other's code and data have warmed the caches. A short
-  // pair during which the child was preempted is measured again, up to 3n
-  // times in all; past that it is kept (and the interval widens).
-  int got = 0;
-  for (int i = 0; got < n; i++) {
-    long cs = preemptions();
-    double ms[2] = {0, 0};
-    for (int k = 0; k < 2; k++) {
-      int s = (i + k) % 2;
-      p->side = VS_A + s;
-      double *calls = t + 2 * n;
-      for (int b = 0; b < batch; b++)
-        calls[b] = run_once(&c[s], &a, NULL);
-      ms[s] = median_of(calls, batch);
-    }
-    if (i < w)
-      continue;
-    if (preemptions() != cs && v->discarded < 3 * n &&
-        ms[0] + ms[1] < VS_REDO_MAX_PAIR_MS) {
-      v->discarded++;
-      continue;
-    }
-    t[got] = ms[0];
-    t[n + got] = ms[1];
-    got++;
-  }
-  v->a.runs = v->b.runs = v->pairs = n;
-  v->batch = batch;
-  vs_ratio_stats(t, t + n, n, v); // before summarize sorts the times
-  summarize(t, n, &v->a.run_ms_median, &v->a.run_ms_min, &v->a.run_ms_max,
-            &v->a.run_ms_mad);
-  summarize(t + n, n, &v->b.run_ms_median, &v->b.run_ms_min, &v->b.run_ms_max,
-            &v->b.run_ms_mad);
-  v->a.status = v->b.status = MQSS_MEASURE_OK;
-done:
-  if (!j->o->no_sandbox)
-    return; // a sandbox child: _exit returns it all, without COW faults
-  free(t);
-  compiled_free(&c[0]);
-  compiled_free(&c[1]);
-  reference_free(&ref);
-  call_args_free(&a);
-  mqss_module_destroy(scheduled);
-}
-
 // ----------------------------------------------------------------------------
 // the parent's side
 
-static mqss_status check_options(mqss_session *s, const mqss_measure_options *o) {
+mqss_status measure_check_options(mqss_session *s, const mqss_measure_options *o) {
   // `!(x >= 0)` also refuses NaN tolerances, which would accept any output.
   if (o->repeat < 1 || o->warmup < 0 || o->timeout_ms < 1 || o->opt_level < 0 ||
       o->opt_level > 3 || o->mem_limit_mb < 0 || o->output_limit_mb < 0 ||
@@ -583,7 +390,7 @@ static mqss_status check_options(mqss_session *s, const mqss_measure_options *o)
 }
 
 // Parses opts.skip_outputs into `skip` (freed by the caller either way).
-static mqss_status parse_skips(mqss_session *s, const mqss_measure_options *o,
+mqss_status measure_parse_skips(mqss_session *s, const mqss_measure_options *o,
                                skip_set *skip) {
   char err[256];
   if (o->num_skip_outputs < 0 || (o->num_skip_outputs > 0 && !o->skip_outputs))
@@ -598,10 +405,10 @@ static mqss_status parse_skips(mqss_session *s, const mqss_measure_options *o,
 
 // Resolves the entry and checks the pipeline text. False when `r` already
 // holds the outcome (unsupported entry, unparsable pipeline).
-static bool prepare(mqss_module *m, const mqss_measure_options *o,
+bool measure_prepare(mqss_module *m, const mqss_measure_options *o,
                     const char *pipeline, entry_spec *e, strbuf *canon,
                     mqss_measure_result *r) {
-  result_init(r, NULL);
+  measure_result_init(r, NULL);
   r->status = entry_find(m, o->entry, e, r->message, sizeof r->message);
   if (r->status != MQSS_MEASURE_OK)
     return false;
@@ -670,15 +477,15 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
     return m ? fail(m->session, MQSS_ERR_INVALID_ARG, "measure: NULL argument")
              : MQSS_ERR_INVALID_ARG;
   mqss_session *s = m->session;
-  mqss_status st = check_options(s, o);
+  mqss_status st = measure_check_options(s, o);
   if (st != MQSS_OK)
     return st;
   entry_spec e;
   strbuf canon = {0}, key = {0};
   skip_set skip = {0};
   char err[256];
-  if ((st = parse_skips(s, o, &skip)) != MQSS_OK ||
-      !prepare(m, o, o->pipeline, &e, &canon, out))
+  if ((st = measure_parse_skips(s, o, &skip)) != MQSS_OK ||
+      !measure_prepare(m, o, o->pipeline, &e, &canon, out))
     goto done;
   if (!skip_fits(&skip, &e, err, sizeof err)) {
     st = fail(s, MQSS_ERR_INVALID_ARG, "measure: %s", err);
@@ -695,7 +502,7 @@ mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
       goto done;
     }
   }
-  job j = {m, o, &e, NULL, NULL, -1, mhash, use_cache && !o->compile_only, &skip};
+  measure_job j = {m, o, &e, NULL, NULL, -1, mhash, use_cache && !o->compile_only, &skip};
   strbuf rkey = {0};
   ref_prepare(&j, m, o, &e, &rkey);
   bool replied;
@@ -722,82 +529,5 @@ done:
   sb_free(&canon);
   sb_free(&key);
   skip_free(&skip);
-  return st;
-}
-
-mqss_status mqss_measure_vs(mqss_module *m, const mqss_measure_options *o,
-                            const char *pipeline_b, mqss_measure_vs_result *out) {
-  if (!m || !o || !out)
-    return m ? fail(m->session, MQSS_ERR_INVALID_ARG, "measure: NULL argument")
-             : MQSS_ERR_INVALID_ARG;
-  mqss_session *s = m->session;
-  mqss_status st = check_options(s, o);
-  if (st != MQSS_OK)
-    return st;
-  memset(out, 0, sizeof *out);
-  const char *pipe[2] = {o->pipeline, pipeline_b};
-  mqss_measure_result *side[2] = {&out->a, &out->b};
-  skip_set skip = {0};
-  if ((st = parse_skips(s, o, &skip)) != MQSS_OK) {
-    skip_free(&skip);
-    return st;
-  }
-  entry_spec e;
-  strbuf canon = {0};
-  bool ok_a = prepare(m, o, o->pipeline, &e, &canon, &out->a);
-  bool ok_b = prepare(m, o, pipeline_b, &e, &canon, &out->b);
-  sb_free(&canon);
-  char err[256];
-  if (ok_a && ok_b && !skip_fits(&skip, &e, err, sizeof err)) {
-    skip_free(&skip);
-    return fail(s, MQSS_ERR_INVALID_ARG, "measure: %s", err);
-  }
-  if (!ok_a || !ok_b) {
-    skip_free(&skip);
-    // No pair: the side that prepared is measured alone (its own status).
-    mqss_measure_options alone = *o;
-    alone.pipeline = pipe[ok_a ? 0 : 1];
-    return ok_a != ok_b ? mqss_measure(m, &alone, side[ok_a ? 0 : 1]) : MQSS_OK;
-  }
-  vs_progress *prog = mmap(NULL, sizeof *prog, PROT_READ | PROT_WRITE,
-                           MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-  if (prog == MAP_FAILED) {
-    skip_free(&skip);
-    return fail(s, MQSS_ERR_INTERNAL, "measure: cannot map a shared page: %s",
-                strerror(errno));
-  }
-  vs_job vj = {{m, o, &e, pipeline_b, NULL, -1, 0, false, &skip}, prog};
-  strbuf rkey = {0};
-  ref_prepare(&vj.j, m, o, &e, &rkey);
-  bool replied;
-  mqss_measure_vs_result reply;
-  mqss_measure_result death;
-  result_init(&death, e.name);
-  st = sandbox_run(s, o, vs_child, &vj, &reply, sizeof reply, &replied, &death);
-  ref_collect(&vj.j, &rkey);
-  sb_free(&rkey);
-  skip_free(&skip);
-  if (st == MQSS_OK && replied) {
-    *out = reply;
-  } else if (st == MQSS_OK && prog->side == VS_REF) {
-    out->a = out->b = death; // the reference died: the module itself fails
-  } else if (st == MQSS_OK) {
-    // The death is the side the child was working on; the other side keeps
-    // the result it had (checked, not timed) or, not reached, is measured
-    // alone.
-    int dead = prog->side - VS_A, other = 1 - dead;
-    *side[dead] = death;
-    if (prog->checked[other]) {
-      *side[other] = prog->done[other];
-      if (side[other]->status == MQSS_MEASURE_OK)
-        set_message(side[other], "not timed: the paired child died on side "
-                    "%c (%s)", 'A' + dead, mqss_measure_status_name(death.status));
-    } else {
-      mqss_measure_options alone = *o;
-      alone.pipeline = pipe[other];
-      st = mqss_measure(m, &alone, side[other]);
-    }
-  }
-  munmap(prog, sizeof *prog);
   return st;
 }

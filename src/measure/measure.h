@@ -341,4 +341,45 @@ void set_message(mqss_measure_result *r, const char *fmt, ...)
 void vs_ratio_stats(const double *ta, const double *tb, int n,
                     mqss_measure_vs_result *v);
 
+// ----------------------------------------------------------------------------
+// shared by measure.c and measure_vs.c
+
+// One measurement job, as the sandbox child sees it.
+typedef struct {
+  mqss_module *m;
+  const mqss_measure_options *o;
+  const entry_spec *e;
+  const char *pipeline_b; // vs only
+  const reference *ref;   // cached reference, or NULL: compute it
+  int ref_fd;             // where a computed reference is written, or -1
+  uint64_t module_hash;   // mqss_module_hash(m), for cache keys
+  bool use_cache;         // look the lowered code up in o->cache_path
+  const skip_set *skip;   // --skip-output (opts.skip_outputs), parsed
+} measure_job;
+
+void measure_result_init(mqss_measure_result *r, const char *entry);
+// Checks the option values; MQSS_ERR_INVALID_ARG (or IO) with the message.
+mqss_status measure_check_options(mqss_session *s, const mqss_measure_options *o);
+// Parses opts.skip_outputs into `skip` (freed by the caller either way).
+mqss_status measure_parse_skips(mqss_session *s, const mqss_measure_options *o,
+                                skip_set *skip);
+// Resolves the entry and checks the pipeline text. False when `r` already
+// holds the outcome (unsupported entry, unparsable pipeline).
+bool measure_prepare(mqss_module *m, const mqss_measure_options *o,
+                     const char *pipeline, entry_spec *e, strbuf *canon,
+                     mqss_measure_result *r);
+// Before the sandbox: the cached reference of the job, or a memfd for the
+// child to write a fresh one to. After it: publishes what the child wrote.
+void ref_prepare(measure_job *j, mqss_module *m, const mqss_measure_options *o,
+                 const entry_spec *e, strbuf *key);
+void ref_collect(measure_job *j, const strbuf *key);
+// In the child: the reference outputs (finisher only) and what the check
+// needs besides; false with r's status and message when it fails.
+bool reference_outputs(const measure_job *j, call_args *a, reference *ref,
+                       mqss_measure_result *r);
+// First run of a compiled variant: outputs, checksum and the comparison.
+// False (with WRONG_OUTPUT) on a mismatch.
+bool check_run(const measure_job *j, const compiled *c, call_args *a,
+               const reference *ref, mqss_measure_result *r);
+
 #endif // MQSS_MEASURE_INTERNAL_H

@@ -1,0 +1,276 @@
+// The paired measurement, mqss_measure_vs(): pipelines A and B compiled and
+// checked in one sandbox child, then timed in interleaved pairs. A death is
+// blamed on the side the child was working on; identical lowered code is
+// not timed. The shared pieces (job, reference, check) are in measure.c.
+#define _GNU_SOURCE
+#include "measure.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+// Where a vs child is, in memory shared with the parent (MAP_SHARED), so
+// that a death is blamed on the side it was working on (mqss_measure_vs).
+enum { VS_REF, VS_A, VS_B };
+typedef struct {
+  volatile int side;           // VS_REF, VS_A or VS_B: the child's current work
+  int checked[2];              // side A, B: compiled and checked (or failed)
+  mqss_measure_result done[2]; // their results at that point
+} vs_progress;
+
+typedef struct {
+  measure_job j;
+  vs_progress *progress; // shared with the parent
+} vs_job;
+
+// A timed sample of a pair is the median of `batch` calls of one side,
+// enough calls for VS_MIN_SAMPLE_MS (at most VS_MAX_BATCH): one call of a
+// microsecond kernel is mostly timer and interrupt jitter, and the median
+// ignores the calls that a preemption or a stolen vCPU stretched.
+// A preempted pair is measured again only when it is short (a time slice of
+// a few ms is then a large part of it), at most 3n times.
+#define VS_MIN_SAMPLE_MS 0.5
+#define VS_REDO_MAX_PAIR_MS 20.0
+enum { VS_MAX_BATCH = 1000 };
+
+// Involuntary context switches of the calling thread so far: a pair during
+// which the child was preempted timed someone else too.
+static long preemptions(void) {
+  struct rusage ru;
+  return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_nivcsw : 0;
+}
+
+// B lowered to the same code as A, which was already compiled and checked:
+// B shares A's verdict (keeping its own lowering times), and the ratio is
+// exactly 1 without timing: no noise can make identical code look faster or
+// slower.
+static void identical_verdict(mqss_measure_vs_result *v) {
+  v->identical = 1;
+  mqss_measure_result b = v->a;
+  b.pipeline_ms = v->b.pipeline_ms;
+  b.finish_ms = v->b.finish_ms;
+  b.compile_ms = b.pipeline_ms + b.finish_ms + b.jit_ms;
+  b.lowered_hash = v->b.lowered_hash;
+  v->b = b;
+  if (v->a.status == MQSS_MEASURE_OK)
+    v->ratio_median = v->ratio_min = v->ratio_max = v->ratio_hl = v->ratio_lo =
+        v->ratio_hi = v->ratio_conf = 1.0;
+}
+
+static void vs_child(void *user, void *reply, size_t size) {
+  (void)size;
+  const vs_job *vj = user;
+  measure_job jj = vj->j;
+  const measure_job *j = &jj;
+  vs_progress *p = vj->progress;
+  mqss_measure_vs_result *v = reply;
+  memset(v, 0, sizeof *v);
+  measure_result_init(&v->a, j->e->name);
+  measure_result_init(&v->b, j->e->name);
+  mqss_measure_result *side[2] = {&v->a, &v->b};
+  const char *pipe[2] = {j->o->pipeline, j->pipeline_b};
+  call_args a = {0};
+  reference ref = {0};
+  compiled c[2] = {{0}, {0}};
+  double *t = NULL;
+  int n = j->o->repeat, w = j->o->warmup;
+  p->side = VS_REF;
+  mqss_module *scheduled = NULL;
+  bool sched_ok = schedule_apply(j->m, j->o, &scheduled, &v->a);
+  v->b = v->a;
+  if (!sched_ok)
+    goto done;
+  jj.m = scheduled ? scheduled : jj.m;
+  if (!call_args_init(&a, j->e, j->o->seed)) {
+    for (int s = 0; s < 2; s++) {
+      side[s]->status = MQSS_MEASURE_OUT_OF_MEMORY;
+      set_message(side[s], "out_of_memory: cannot allocate the inputs of @%s",
+                  j->e->name);
+    }
+    goto done;
+  }
+  if (j->o->check_reference && !j->ref) {
+    mqss_measure_result rr;
+    measure_result_init(&rr, j->e->name);
+    if (!reference_outputs(j, &a, &ref, &rr)) {
+      // The module itself fails: neither side can be checked.
+      for (int s = 0; s < 2; s++) {
+        side[s]->status = rr.status;
+        set_message(side[s], "%s", rr.message);
+      }
+      goto done;
+    }
+  }
+  const reference *want = !j->o->check_reference ? NULL : j->ref ? j->ref : &ref;
+  // A is compiled and checked before B is lowered, so that a death while
+  // working on B leaves A's verdict standing.
+  bool ok[2];
+  for (int s = 0; s < 2; s++) {
+    p->side = VS_A + s;
+    ok[s] = lower_variant(j->m, pipe[s], j->e, 0, &c[s], side[s]);
+    if (s == 1 && ok[0] && ok[1] && c[0].lowered_hash == c[1].lowered_hash) {
+      identical_verdict(v);
+      goto done;
+    }
+    ok[s] = ok[s] && jit_variant(j->o, j->e, 0, &c[s], side[s]);
+    if (ok[s] && j->o->code_size) {
+      child_report_stage(STAGE_CODE_SIZE);
+      side[s]->text_bytes = text_bytes(&c[s]);
+    }
+    if (ok[s]) {
+      child_report_stage(STAGE_RUN);
+      ok[s] = check_run(j, &c[s], &a, want, side[s]);
+    }
+    p->done[s] = *side[s];
+    p->checked[s] = 1;
+  }
+  if (!ok[0] || !ok[1])
+    goto done;
+  t = malloc((2 * (size_t)n + VS_MAX_BATCH) * sizeof *t); // (2, repeat): A's
+  // times, B's times; then (VS_MAX_BATCH,) one sample's calls
+  if (!t) {
+    for (int s = 0; s < 2; s++) {
+      side[s]->status = MQSS_MEASURE_OUT_OF_MEMORY;
+      set_message(side[s], "out_of_memory: cannot allocate the timings");
+    }
+    goto done;
+  }
+  // One untimed call of each side sizes the batch.
+  double once[2];
+  for (int s = 0; s < 2; s++) {
+    p->side = VS_A + s;
+    once[s] = run_once(&c[s], &a, NULL);
+  }
+  double fastest = once[0] < once[1] ? once[0] : once[1];
+  int batch = fastest >= VS_MIN_SAMPLE_MS || !(fastest > 0)
+                  ? 1
+                  : (int)fmin(VS_MAX_BATCH, ceil(VS_MIN_SAMPLE_MS / fastest));
+  // Pairs alternate their order (A B, B A, ...): neither side always runs
+  // first, after the other's code and data have warmed the caches. A short
+  // pair during which the child was preempted is measured again, up to 3n
+  // times in all; past that it is kept (and the interval widens).
+  int got = 0;
+  for (int i = 0; got < n; i++) {
+    long cs = preemptions();
+    double ms[2] = {0, 0};
+    for (int k = 0; k < 2; k++) {
+      int s = (i + k) % 2;
+      p->side = VS_A + s;
+      double *calls = t + 2 * n;
+      for (int b = 0; b < batch; b++)
+        calls[b] = run_once(&c[s], &a, NULL);
+      ms[s] = median_of(calls, batch);
+    }
+    if (i < w)
+      continue;
+    if (preemptions() != cs && v->discarded < 3 * n &&
+        ms[0] + ms[1] < VS_REDO_MAX_PAIR_MS) {
+      v->discarded++;
+      continue;
+    }
+    t[got] = ms[0];
+    t[n + got] = ms[1];
+    got++;
+  }
+  v->a.runs = v->b.runs = v->pairs = n;
+  v->batch = batch;
+  vs_ratio_stats(t, t + n, n, v); // before summarize sorts the times
+  summarize(t, n, &v->a.run_ms_median, &v->a.run_ms_min, &v->a.run_ms_max,
+            &v->a.run_ms_mad);
+  summarize(t + n, n, &v->b.run_ms_median, &v->b.run_ms_min, &v->b.run_ms_max,
+            &v->b.run_ms_mad);
+  v->a.status = v->b.status = MQSS_MEASURE_OK;
+done:
+  if (!j->o->no_sandbox)
+    return; // a sandbox child: _exit returns it all, without COW faults
+  free(t);
+  compiled_free(&c[0]);
+  compiled_free(&c[1]);
+  reference_free(&ref);
+  call_args_free(&a);
+  mqss_module_destroy(scheduled);
+}
+
+// ----------------------------------------------------------------------------
+// the parent's side
+
+mqss_status mqss_measure_vs(mqss_module *m, const mqss_measure_options *o,
+                            const char *pipeline_b, mqss_measure_vs_result *out) {
+  if (!m || !o || !out)
+    return m ? fail(m->session, MQSS_ERR_INVALID_ARG, "measure: NULL argument")
+             : MQSS_ERR_INVALID_ARG;
+  mqss_session *s = m->session;
+  mqss_status st = measure_check_options(s, o);
+  if (st != MQSS_OK)
+    return st;
+  memset(out, 0, sizeof *out);
+  const char *pipe[2] = {o->pipeline, pipeline_b};
+  mqss_measure_result *side[2] = {&out->a, &out->b};
+  skip_set skip = {0};
+  if ((st = measure_parse_skips(s, o, &skip)) != MQSS_OK) {
+    skip_free(&skip);
+    return st;
+  }
+  entry_spec e;
+  strbuf canon = {0};
+  bool ok_a = measure_prepare(m, o, o->pipeline, &e, &canon, &out->a);
+  bool ok_b = measure_prepare(m, o, pipeline_b, &e, &canon, &out->b);
+  sb_free(&canon);
+  char err[256];
+  if (ok_a && ok_b && !skip_fits(&skip, &e, err, sizeof err)) {
+    skip_free(&skip);
+    return fail(s, MQSS_ERR_INVALID_ARG, "measure: %s", err);
+  }
+  if (!ok_a || !ok_b) {
+    skip_free(&skip);
+    // No pair: the side that prepared is measured alone (its own status).
+    mqss_measure_options alone = *o;
+    alone.pipeline = pipe[ok_a ? 0 : 1];
+    return ok_a != ok_b ? mqss_measure(m, &alone, side[ok_a ? 0 : 1]) : MQSS_OK;
+  }
+  vs_progress *prog = mmap(NULL, sizeof *prog, PROT_READ | PROT_WRITE,
+                           MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+  if (prog == MAP_FAILED) {
+    skip_free(&skip);
+    return fail(s, MQSS_ERR_INTERNAL, "measure: cannot map a shared page: %s",
+                strerror(errno));
+  }
+  vs_job vj = {{m, o, &e, pipeline_b, NULL, -1, 0, false, &skip}, prog};
+  strbuf rkey = {0};
+  ref_prepare(&vj.j, m, o, &e, &rkey);
+  bool replied;
+  mqss_measure_vs_result reply;
+  mqss_measure_result death;
+  measure_result_init(&death, e.name);
+  st = sandbox_run(s, o, vs_child, &vj, &reply, sizeof reply, &replied, &death);
+  ref_collect(&vj.j, &rkey);
+  sb_free(&rkey);
+  skip_free(&skip);
+  if (st == MQSS_OK && replied) {
+    *out = reply;
+  } else if (st == MQSS_OK && prog->side == VS_REF) {
+    out->a = out->b = death; // the reference died: the module itself fails
+  } else if (st == MQSS_OK) {
+    // The death is the side the child was working on; the other side keeps
+    // the result it had (checked, not timed) or, not reached, is measured
+    // alone.
+    int dead = prog->side - VS_A, other = 1 - dead;
+    *side[dead] = death;
+    if (prog->checked[other]) {
+      *side[other] = prog->done[other];
+      if (side[other]->status == MQSS_MEASURE_OK)
+        set_message(side[other], "not timed: the paired child died on side "
+                    "%c (%s)", 'A' + dead, mqss_measure_status_name(death.status));
+    } else {
+      mqss_measure_options alone = *o;
+      alone.pipeline = pipe[other];
+      st = mqss_measure(m, &alone, side[other]);
+    }
+  }
+  munmap(prog, sizeof *prog);
+  return st;
+}
