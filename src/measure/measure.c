@@ -365,7 +365,12 @@ done:
 // ----------------------------------------------------------------------------
 // the parent's side
 
-mqss_status measure_check_options(mqss_session *s, const mqss_measure_options *o) {
+mqss_status measure_check_options(mqss_module *m, const mqss_measure_options *o,
+                                  const void *out) {
+  if (!m || !o || !out)
+    return m ? fail(m->session, MQSS_ERR_INVALID_ARG, "measure: NULL argument")
+             : MQSS_ERR_INVALID_ARG;
+  mqss_session *s = m->session;
   // `!(x >= 0)` also refuses NaN tolerances, which would accept any output.
   if (o->repeat < 1 || o->warmup < 0 || o->timeout_ms < 1 || o->opt_level < 0 ||
       o->opt_level > 3 || o->mem_limit_mb < 0 || o->output_limit_mb < 0 ||
@@ -473,13 +478,10 @@ static bool cacheable(const mqss_measure_result *r) {
 
 mqss_status mqss_measure(mqss_module *m, const mqss_measure_options *o,
                          mqss_measure_result *out) {
-  if (!m || !o || !out)
-    return m ? fail(m->session, MQSS_ERR_INVALID_ARG, "measure: NULL argument")
-             : MQSS_ERR_INVALID_ARG;
-  mqss_session *s = m->session;
-  mqss_status st = measure_check_options(s, o);
+  mqss_status st = measure_check_options(m, o, out);
   if (st != MQSS_OK)
     return st;
+  mqss_session *s = m->session;
   entry_spec e;
   strbuf canon = {0}, key = {0};
   skip_set skip = {0};

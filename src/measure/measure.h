@@ -358,8 +358,10 @@ typedef struct {
 } measure_job;
 
 void measure_result_init(mqss_measure_result *r, const char *entry);
-// Checks the option values; MQSS_ERR_INVALID_ARG (or IO) with the message.
-mqss_status measure_check_options(mqss_session *s, const mqss_measure_options *o);
+// Checks the arguments (none NULL) and the option values; returns
+// MQSS_ERR_INVALID_ARG (or IO) with the session message set.
+mqss_status measure_check_options(mqss_module *m, const mqss_measure_options *o,
+                                  const void *out);
 // Parses opts.skip_outputs into `skip` (freed by the caller either way).
 mqss_status measure_parse_skips(mqss_session *s, const mqss_measure_options *o,
                                 skip_set *skip);

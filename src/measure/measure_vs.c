@@ -200,13 +200,10 @@ done:
 
 mqss_status mqss_measure_vs(mqss_module *m, const mqss_measure_options *o,
                             const char *pipeline_b, mqss_measure_vs_result *out) {
-  if (!m || !o || !out)
-    return m ? fail(m->session, MQSS_ERR_INVALID_ARG, "measure: NULL argument")
-             : MQSS_ERR_INVALID_ARG;
-  mqss_session *s = m->session;
-  mqss_status st = measure_check_options(s, o);
+  mqss_status st = measure_check_options(m, o, out);
   if (st != MQSS_OK)
     return st;
+  mqss_session *s = m->session;
   memset(out, 0, sizeof *out);
   const char *pipe[2] = {o->pipeline, pipeline_b};
   mqss_measure_result *side[2] = {&out->a, &out->b};

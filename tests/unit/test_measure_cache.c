@@ -65,17 +65,24 @@ static void test_canonical_pipeline(void **state) {
   sb_free(&b);
 }
 
-static void test_hit_and_no_cache(void **state) {
-  mqss_session *s = *state;
+// A fresh cache file, the module measure_add.mlir and quick options that
+// use the cache (no warm-up, `repeat` runs, no code size).
+static mqss_module *cached_add(mqss_session *s, mqss_measure_options *o,
+                               int repeat) {
   remove_db();
   mqss_module *m = NULL;
   assert_int_equal(mqss_module_parse_file(s, INPUTS "measure_add.mlir", &m), MQSS_OK);
+  mqss_measure_options_init(o);
+  o->warmup = 0;
+  o->repeat = repeat;
+  o->code_size = 0;
+  o->cache_path = db_path;
+  return m;
+}
+
+static void test_hit_and_no_cache(void **state) {
   mqss_measure_options o;
-  mqss_measure_options_init(&o);
-  o.warmup = 0;
-  o.repeat = 2;
-  o.code_size = 0;
-  o.cache_path = db_path;
+  mqss_module *m = cached_add(*state, &o, 2);
   o.pipeline = "canonicalize";
   mqss_measure_result r1, r2, r3;
   assert_int_equal(mqss_measure(m, &o, &r1), MQSS_OK);
@@ -104,7 +111,7 @@ static void test_hit_and_no_cache(void **state) {
   // An unopenable cache is a harness error with a message.
   o.cache_path = "/nonexistent/dir/cache.db";
   assert_int_equal(mqss_measure(m, &o, &r3), MQSS_ERR_IO);
-  assert_non_null(strstr(mqss_errmsg(s), "/nonexistent/dir/cache.db"));
+  assert_non_null(strstr(mqss_errmsg(*state), "/nonexistent/dir/cache.db"));
   mqss_module_destroy(m);
 }
 
@@ -236,16 +243,8 @@ static void test_concurrent_measure(void **state) {
 // the first one's run figures and its own lowering times; code that differs
 // is measured.
 static void test_lowered_code_hit(void **state) {
-  mqss_session *s = *state;
-  remove_db();
-  mqss_module *m = NULL;
-  assert_int_equal(mqss_module_parse_file(s, INPUTS "measure_add.mlir", &m), MQSS_OK);
   mqss_measure_options o;
-  mqss_measure_options_init(&o);
-  o.warmup = 0;
-  o.repeat = 2;
-  o.code_size = 0;
-  o.cache_path = db_path;
+  mqss_module *m = cached_add(*state, &o, 2);
   mqss_measure_result r1, r2, r3, r4;
   o.pipeline = "func.func(canonicalize),func.func(cse)";
   assert_int_equal(mqss_measure(m, &o, &r1), MQSS_OK);
@@ -274,15 +273,9 @@ static void test_lowered_code_hit(void **state) {
 // file instead of running the JIT, and gets the same outputs. In process, so
 // that the engines can be counted.
 static void test_object_cache(void **state) {
-  mqss_session *s = *state;
-  remove_db();
-  mqss_module *m = NULL;
-  assert_int_equal(mqss_module_parse_file(s, INPUTS "measure_add.mlir", &m), MQSS_OK);
   mqss_measure_options o;
-  mqss_measure_options_init(&o);
-  o.warmup = 0;
-  o.repeat = 1;
-  o.cache_path = db_path;
+  mqss_module *m = cached_add(*state, &o, 1);
+  o.code_size = 1;
   o.no_sandbox = 1;
   // Changes the code (bufferized first: the affine lowering needs buffers),
   // so the reference and the candidate are two objects.
