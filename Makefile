@@ -3,9 +3,11 @@
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_S     ?= 60
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps build test test-unit test-asan test-tsan demo bench clean
+.PHONY: all deps build test test-unit test-asan test-tsan fuzz demo bench clean
 
 all: build
 
@@ -42,8 +44,16 @@ test-tsan: deps
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest --output-on-failure -R 'unit/test_policy'
 
+# The libFuzzer harnesses (fuzz/, clang + ASan + UBSan), each run for FUZZ_S
+# seconds from its seed corpus; fails if any finds a crash (docs/FUZZING.md).
+fuzz: deps
+	cmake -S . -B $(FUZZ_BUILD) -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMQSS_FUZZ=ON >/dev/null
+	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzzers
+	./scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_S)
+
 demo: build
 	@./scripts/demo.sh $(BUILD)
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

@@ -340,6 +340,18 @@ static const cli_command commands[] = {
      "  --mpi          under mpirun: rank 0 trains, the other ranks roll out\n"
      "  --quiet        no progress output\n",
      cmd_train},
+    {"quantize", "write an int8 copy of a policy (about 4x smaller)",
+     "usage: mqss quantize IN.safetensors OUT.safetensors\n"
+     "\n"
+     "Writes OUT with every weight matrix of IN as int8, symmetric per output\n"
+     "row (w = q * scale, one f32 scale per row, q in [-127, 127]); biases,\n"
+     "log-stds and activations stay f32, and the metadata's weight_dtype says\n"
+     "int8. select, compile, explain and eval load either kind: an int8\n"
+     "policy decides from its int8 weights (dequantised on load). IN must\n"
+     "hold f32 weights. Reads OUT back and prints its size and the largest\n"
+     "change of a weight. See docs/POLICY_FORMAT.md; bench/int8.sh compares\n"
+     "the decisions with the f32 policy's.\n",
+     cmd_quantize},
     {"version", "print the mqss version and the MLIR/LLVM version in use",
      "usage: mqss version\n", cmd_version},
     {"help", "list the commands, or show one command's help",

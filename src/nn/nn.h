@@ -378,6 +378,13 @@ uint64_t nn_fnv1a64(const uint8_t *p, size_t n);
 nn_status nn_seterr(char *err, size_t errlen, nn_status st, const char *name,
                     const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+// How a file stores the 2-D weight tensors (metadata "weight_dtype").
+typedef enum {
+  NN_DTYPE_F32 = 0,  // "f32": every tensor F32 (also a file without the key)
+  NN_DTYPE_INT8 = 1, // "int8": each 2-D weight (R,C) as I8 values plus an F32
+                     // tensor NAME.scale (R): w[r,c] = q[r,c] * scale[r]
+} nn_dtype;
+
 // What a policy file says about itself besides its weights.
 typedef struct {
   char mlir_version[32];     // e.g. "19.1.7"
@@ -387,6 +394,8 @@ typedef struct {
   char train_commit[64];     // source commit of the trainer
   char train_date[32];       // ISO-8601 date of the run
   long long train_steps;     // PPO updates taken
+  nn_dtype weight_dtype;     // how the file stores its weights; a loaded
+                             // int8 model holds the dequantised q * scale
 } nn_file_meta;
 
 // What the loader must check; NULL checks only the format.
@@ -402,7 +411,8 @@ typedef struct {
   bool allow_version_mismatch; // accept a different MLIR version
 } nn_load_check;
 
-// Serialises the parameters of m and meta into a malloc'ed buffer.
+// Serialises the parameters of m and meta into a malloc'ed buffer, with the
+// weights in meta->weight_dtype (int8: quantised here, see quant.c).
 nn_status nn_policy_serialize(const nn_model *m, const nn_file_meta *meta,
                               uint8_t **out, size_t *out_len);
 // Parses a policy from len bytes; `name` is used in messages. On success
@@ -416,5 +426,39 @@ nn_status nn_policy_write(const char *path, const nn_model *m,
 nn_status nn_policy_read(const char *path, const nn_load_check *check,
                          nn_model **out, nn_file_meta *meta, char *err,
                          size_t errlen);
+
+// ----------------------------------------------------------------------------
+// int8 weights (src/nn/quant.c)
+
+// "f32" / "int8"; NULL for an unknown value.
+const char *nn_dtype_name(nn_dtype dt);
+// Returns 0 and sets *out, or -1 for an unknown name.
+int nn_dtype_parse(const char *name, nn_dtype *out);
+
+// Per-output-row symmetric quantisation of w (R,C): scale (R) = max_c
+// |w[r,c]| / 127 (0 for a row of zeros), q (R,C) = round(w / scale) in
+// [-127, 127].
+void quantize_rows(int8_t *q, float *scale, const float *w, int R, int C);
+// w (R,C) = q (R,C) * scale (R).
+void dequantize_rows(float *w, const int8_t *q, const float *scale, int R,
+                     int C);
+
+// One tensor of a policy file: a model tensor whole (F32), or, in an int8
+// file, a 2-D weight's int8 values (I8) or its row scales (SCALE).
+typedef enum { NN_ENTRY_F32, NN_ENTRY_I8, NN_ENTRY_SCALE } nn_entry_kind;
+#define NN_MAX_ENTRIES (2 * NN_MAX_TENSORS)
+typedef struct {
+  char name[NN_NAME_MAX + 8]; // "fc1.weight", "fc1.weight.scale"
+  nn_entry_kind kind;
+  int tensor;                 // index into m->tensors
+  int ndim;
+  int shape[2];
+  size_t bytes;               // of data in the file
+} nn_file_entry;
+
+// The tensors a file of m stores in `dt`, in the writer's order (F32 and
+// SCALE entries in table order, then the I8 ones, so every F32 tensor
+// starts 4-byte aligned). Fills out (NN_MAX_ENTRIES) and returns the count.
+int nn_file_layout(const nn_model *m, nn_dtype dt, nn_file_entry *out);
 
 #endif // MQSS_NN_H

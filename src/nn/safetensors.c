@@ -1,7 +1,8 @@
 // Reading policy files in the safetensors format: an 8-byte little-endian
-// header length, a JSON header (tensor names, dtype F32, shapes, data
-// offsets, and string metadata), then the raw little-endian float data. The
-// layout and every metadata key are documented in docs/POLICY_FORMAT.md.
+// header length, a JSON header (tensor names, dtypes, shapes, data offsets,
+// and string metadata), then the raw little-endian data: F32 tensors, and in
+// an int8 policy I8 weights whose row scales are dequantised here (quant.c).
+// The layout and every metadata key are documented in docs/POLICY_FORMAT.md.
 //
 // Loading trusts nothing: every length, offset, shape and metadata value is
 // checked, and a bad file yields an nn_status plus a message saying what is
@@ -166,31 +167,58 @@ static int span_cmp(const void *a, const void *b) {
   return x->begin < y->begin ? -1 : x->begin > y->begin;
 }
 
-// Checks every tensor entry against the model's table and the data length.
+// Why a tensor the header names is not one of `ents`: a hint for the
+// tensors of the other weight dtype, whose presence means the metadata's
+// weight_dtype does not match the data.
+static nn_status unexpected(const char *tname, const nn_model *m, nn_dtype dt,
+                            const char *name, char *err, size_t errlen) {
+  nn_file_entry other[NN_MAX_ENTRIES];
+  nn_dtype od = dt == NN_DTYPE_INT8 ? NN_DTYPE_F32 : NN_DTYPE_INT8;
+  int n = nn_file_layout(m, od, other);
+  for (int i = 0; i < n; i++)
+    if (strcmp(other[i].name, tname) == 0)
+      return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
+                    "tensor '%s' belongs to %s weights but the metadata says "
+                    "weight_dtype %s; the dtype flag does not match the "
+                    "data, write the file again (mqss quantize for int8)",
+                    tname, nn_dtype_name(od), nn_dtype_name(dt));
+  return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
+                "unexpected tensor '%s' for a %s network", tname,
+                nn_arch_name(m->cfg.arch));
+}
+
+// Checks every tensor entry of the header against the file layout `ents`
+// (n of them) of the model in weight dtype `dt`, and the data length.
 static nn_status check_tensors(const cJSON *root, const nn_model *m,
+                               nn_dtype dt, const nn_file_entry *ents, int n,
                                size_t dlen, span *spans, const char *name,
                                char *err, size_t errlen) {
-  bool seen[NN_MAX_TENSORS] = {0};
+  bool seen[NN_MAX_ENTRIES] = {0};
   for (const cJSON *it = root->child; it; it = it->next) {
     if (strcmp(it->string, "__metadata__") == 0)
       continue;
     int t = 0;
-    while (t < m->n_tensors && strcmp(m->tensors[t].name, it->string) != 0)
+    while (t < n && strcmp(ents[t].name, it->string) != 0)
       t++;
-    if (t == m->n_tensors)
-      return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
-                    "unexpected tensor '%s' for a %s network", it->string,
-                    nn_arch_name(m->cfg.arch));
+    if (t == n)
+      return unexpected(it->string, m, dt, name, err, errlen);
     if (seen[t])
       return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
                     "tensor '%s' appears twice", it->string);
     seen[t] = true;
-    const nn_tensor *ten = &m->tensors[t];
-    const cJSON *dt = cJSON_GetObjectItemCaseSensitive(it, "dtype");
-    if (!cJSON_IsString(dt) || strcmp(dt->valuestring, "F32") != 0)
+    const nn_file_entry *ten = &ents[t];
+    const char *want = ten->kind == NN_ENTRY_I8 ? "I8" : "F32";
+    const cJSON *dtj = cJSON_GetObjectItemCaseSensitive(it, "dtype");
+    if (!cJSON_IsString(dtj) || strcmp(dtj->valuestring, want) != 0)
       return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
-                    "tensor '%s' has dtype %s; only F32 is supported",
-                    ten->name, cJSON_IsString(dt) ? dt->valuestring : "(none)");
+                    "tensor '%s' has dtype %s; a policy with weight_dtype %s "
+                    "stores it as %s%s",
+                    ten->name, cJSON_IsString(dtj) ? dtj->valuestring : "(none)",
+                    nn_dtype_name(dt), want,
+                    cJSON_IsString(dtj) && (!strcmp(dtj->valuestring, "I8") ||
+                                            !strcmp(dtj->valuestring, "F32"))
+                        ? "; the dtype flag does not match the data"
+                        : "");
     const cJSON *sh = cJSON_GetObjectItemCaseSensitive(it, "shape");
     if (!cJSON_IsArray(sh))
       return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
@@ -207,14 +235,14 @@ static nn_status check_tensors(const cJSON *root, const nn_model *m,
       nd++;
     }
     if (!shape_ok || nd != ten->ndim) {
-      char got[96], want[96];
+      char got[96], want_s[96];
       shape_str(got, sizeof got, shape, nd);
-      shape_str(want, sizeof want, ten->shape, ten->ndim);
+      shape_str(want_s, sizeof want_s, ten->shape, ten->ndim);
       return nn_seterr(err, errlen, NN_ERR_SHAPE, name,
                     "tensor '%s' has shape %s but the architecture in the "
                     "metadata needs %s; the file was edited or written by an "
                     "incompatible tool",
-                    ten->name, got, want);
+                    ten->name, got, want_s);
     }
     const cJSON *of = cJSON_GetObjectItemCaseSensitive(it, "data_offsets");
     uint64_t b, e;
@@ -222,11 +250,11 @@ static nn_status check_tensors(const cJSON *root, const nn_model *m,
         !json_uint(of->child, &b) || !json_uint(of->child->next, &e) || e < b)
       return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
                     "tensor '%s' has invalid data_offsets", ten->name);
-    if (e - b != ten->size * 4)
+    if (e - b != ten->bytes)
       return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
                     "tensor '%s' spans %" PRIu64 " bytes but its shape needs "
                     "%zu",
-                    ten->name, e - b, ten->size * 4);
+                    ten->name, e - b, ten->bytes);
     if (e > dlen)
       return nn_seterr(err, errlen, NN_ERR_TRUNCATED, name,
                     "tensor '%s' ends at byte %" PRIu64 " of the data but "
@@ -235,16 +263,19 @@ static nn_status check_tensors(const cJSON *root, const nn_model *m,
                     ten->name, e, dlen);
     spans[t] = (span){b, e};
   }
-  for (int t = 0; t < m->n_tensors; t++)
+  for (int t = 0; t < n; t++)
     if (!seen[t])
       return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
-                    "tensor '%s' is missing", m->tensors[t].name);
+                    "tensor '%s' is missing%s", ents[t].name,
+                    ents[t].kind == NN_ENTRY_SCALE
+                        ? "; int8 weights need one f32 scale per output row"
+                        : "");
   // the tensors must tile the data exactly: no overlaps, no holes
-  span sorted[NN_MAX_TENSORS];
-  memcpy(sorted, spans, sizeof(span) * m->n_tensors);
-  qsort(sorted, m->n_tensors, sizeof(span), span_cmp);
+  span sorted[NN_MAX_ENTRIES];
+  memcpy(sorted, spans, sizeof(span) * n);
+  qsort(sorted, n, sizeof(span), span_cmp);
   uint64_t at = 0;
-  for (int t = 0; t < m->n_tensors; t++) {
+  for (int t = 0; t < n; t++) {
     if (sorted[t].begin != at)
       return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
                     "tensor data overlaps or leaves a hole at byte %" PRIu64,
@@ -254,6 +285,60 @@ static nn_status check_tensors(const cJSON *root, const nn_model *m,
   if (at != dlen)
     return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
                   "%zu bytes of data follow the last tensor", dlen - (size_t)at);
+  return NN_OK;
+}
+
+// Copies the checked data into m's parameters: F32 tensors as they are,
+// each I8 tensor times its row scales (fc1.weight.scale, ...). Refuses
+// non-finite values, negative scales and -128, which the symmetric
+// quantiser never writes.
+static nn_status fill_params(nn_model *m, const nn_file_entry *ents, int n,
+                             const span *spans, const uint8_t *data,
+                             const char *name, char *err, size_t errlen) {
+  for (int i = 0; i < n; i++) {
+    const nn_file_entry *e = &ents[i];
+    const nn_tensor *ten = &m->tensors[e->tensor];
+    float *w = m->params_memory + ten->offset;
+    const uint8_t *p = data + spans[i].begin;
+    if (e->kind == NN_ENTRY_I8)
+      continue; // with its scale, below
+    size_t count = e->bytes / 4;
+    for (size_t k = 0; k < count; k++) {
+      float f = get_f32le(p + 4 * k);
+      if (!isfinite(f) || (e->kind == NN_ENTRY_SCALE && f < 0))
+        return nn_seterr(err, errlen, NN_ERR_CORRUPT, name,
+                      "tensor '%s' holds %s value; %s", e->name,
+                      isfinite(f) ? "a negative" : "a non-finite",
+                      e->kind == NN_ENTRY_SCALE
+                          ? "int8 scales are finite and >= 0, write the file "
+                            "again with mqss quantize"
+                          : "the policy diverged in training");
+      w[k] = f; // a scale waits here until its int8 tensor arrives
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    const nn_file_entry *e = &ents[i];
+    if (e->kind != NN_ENTRY_I8)
+      continue;
+    const nn_tensor *ten = &m->tensors[e->tensor];
+    const int8_t *q = (const int8_t *)(data + spans[i].begin);
+    for (size_t k = 0; k < ten->size; k++)
+      if (q[k] == INT8_MIN)
+        return nn_seterr(err, errlen, NN_ERR_CORRUPT, name,
+                      "tensor '%s' holds -128, outside the symmetric range "
+                      "[-127, 127]; the file is corrupt or was not written "
+                      "by mqss quantize",
+                      e->name);
+    // the row scales sit in the first R floats of the tensor's own slots
+    int R = ten->shape[0], C = ten->shape[1];
+    float *w = m->params_memory + ten->offset;
+    float *scale = malloc(sizeof(float) * R);
+    if (!scale)
+      return nn_seterr(err, errlen, NN_ERR_NOMEM, name, "out of memory");
+    memcpy(scale, w, sizeof(float) * R);
+    dequantize_rows(w, q, scale, R, C);
+    free(scale);
+  }
   return NN_OK;
 }
 
@@ -318,6 +403,10 @@ static nn_status parse_meta(const cJSON *md, nn_file_meta *fm,
            md_get(md, "train_commit"));
   snprintf(fm->train_date, sizeof fm->train_date, "%s",
            md_get(md, "train_date"));
+  const char *dt = md_get(md, "weight_dtype"); // optional: f32 without it
+  if (dt && nn_dtype_parse(dt, &fm->weight_dtype) != 0)
+    return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
+                  "metadata 'weight_dtype' = '%s'; expected f32 or int8", dt);
   return NN_OK;
 }
 
@@ -409,8 +498,11 @@ nn_status nn_policy_parse(const uint8_t *buf, size_t len, const char *name,
   }
   const uint8_t *data = buf + 8 + hlen;
   size_t dlen = len - 8 - (size_t)hlen;
-  span spans[NN_MAX_TENSORS];
-  if ((st = check_tensors(root, m, dlen, spans, name, err, errlen)) != NN_OK)
+  nn_file_entry ents[NN_MAX_ENTRIES];
+  int n_ents = nn_file_layout(m, fm.weight_dtype, ents);
+  span spans[NN_MAX_ENTRIES];
+  if ((st = check_tensors(root, m, fm.weight_dtype, ents, n_ents, dlen, spans,
+                          name, err, errlen)) != NN_OK)
     goto done;
   if (nn_fnv1a64(data, dlen) != checksum) {
     st = nn_seterr(err, errlen, NN_ERR_CORRUPT, name,
@@ -418,20 +510,9 @@ nn_status nn_policy_parse(const uint8_t *buf, size_t len, const char *name,
                 "corrupt, copy it again");
     goto done;
   }
-  for (int t = 0; t < m->n_tensors; t++) {
-    const nn_tensor *ten = &m->tensors[t];
-    for (size_t i = 0; i < ten->size; i++) {
-      float f = get_f32le(data + spans[t].begin + 4 * i);
-      if (!isfinite(f)) {
-        st = nn_seterr(err, errlen, NN_ERR_CORRUPT, name,
-                    "tensor '%s' holds a non-finite value; the policy "
-                    "diverged in training",
-                    ten->name);
-        goto done;
-      }
-      m->params_memory[ten->offset + i] = f;
-    }
-  }
+  if ((st = fill_params(m, ents, n_ents, spans, data, name, err, errlen)) !=
+      NN_OK)
+    goto done;
   if ((st = check_compat(&fm, check, name, err, errlen)) != NN_OK)
     goto done;
   if (meta)

@@ -77,6 +77,7 @@ static bool add_int(cJSON *obj, const char *key, long long v) {
 }
 
 static cJSON *build_header(const nn_model *m, const nn_file_meta *meta,
+                           const nn_file_entry *ents, int n_ents,
                            uint64_t checksum) {
   const nn_config *c = &m->cfg;
   cJSON *root = cJSON_CreateObject();
@@ -108,21 +109,23 @@ static cJSON *build_header(const nn_model *m, const nn_file_meta *meta,
        add_str(md, "train_config", meta->train_config) &&
        add_str(md, "train_commit", meta->train_commit) &&
        add_int(md, "train_steps", meta->train_steps) &&
-       add_str(md, "train_date", meta->train_date);
+       add_str(md, "train_date", meta->train_date) &&
+       add_str(md, "weight_dtype", nn_dtype_name(meta->weight_dtype));
   if (!ok)
     goto fail;
   size_t off = 0;
-  for (int t = 0; t < m->n_tensors; t++) {
-    const nn_tensor *ten = &m->tensors[t];
-    cJSON *tj = cJSON_AddObjectToObject(root, ten->name);
+  for (int i = 0; i < n_ents; i++) {
+    const nn_file_entry *e = &ents[i];
+    cJSON *tj = cJSON_AddObjectToObject(root, e->name);
     cJSON *shape = cJSON_AddArrayToObject(tj, "shape");
     cJSON *offs = cJSON_AddArrayToObject(tj, "data_offsets");
-    if (!add_str(tj, "dtype", "F32") || !shape || !offs)
+    if (!add_str(tj, "dtype", e->kind == NN_ENTRY_I8 ? "I8" : "F32") ||
+        !shape || !offs)
       goto fail;
-    for (int d = 0; d < ten->ndim; d++)
-      cJSON_AddItemToArray(shape, cJSON_CreateNumber(ten->shape[d]));
+    for (int d = 0; d < e->ndim; d++)
+      cJSON_AddItemToArray(shape, cJSON_CreateNumber(e->shape[d]));
     cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)off));
-    off += ten->size * 4;
+    off += e->bytes;
     cJSON_AddItemToArray(offs, cJSON_CreateNumber((double)off));
   }
   return root;
@@ -135,19 +138,47 @@ nn_status nn_policy_serialize(const nn_model *m, const nn_file_meta *meta,
                               uint8_t **out, size_t *out_len) {
   *out = NULL;
   *out_len = 0;
-  size_t dlen = 0;
-  for (int t = 0; t < m->n_tensors; t++)
-    dlen += m->tensors[t].size * 4;
-  uint8_t *data = malloc(dlen ? dlen : 1);
-  if (!data)
-    return NN_ERR_NOMEM;
-  size_t pos = 0;
-  for (int t = 0; t < m->n_tensors; t++) {
-    const nn_tensor *ten = &m->tensors[t];
-    for (size_t i = 0; i < ten->size; i++, pos += 4)
-      put_f32le(data + pos, m->params_memory[ten->offset + i]);
+  if (!nn_dtype_name(meta->weight_dtype))
+    return NN_ERR_FORMAT;
+  nn_file_entry ents[NN_MAX_ENTRIES];
+  int n_ents = nn_file_layout(m, meta->weight_dtype, ents);
+  size_t dlen = 0, rows_max = 0;
+  for (int i = 0; i < n_ents; i++) {
+    dlen += ents[i].bytes;
+    if (ents[i].kind != NN_ENTRY_F32 &&
+        m->tensors[ents[i].tensor].size > rows_max)
+      rows_max = m->tensors[ents[i].tensor].size;
   }
-  cJSON *root = build_header(m, meta, nn_fnv1a64(data, dlen));
+  uint8_t *data = malloc(dlen ? dlen : 1);
+  int8_t *q = malloc(rows_max ? rows_max : 1); // (R,C) of one int8 tensor
+  float *scale = malloc(sizeof(float) * (rows_max ? rows_max : 1)); // (R)
+  if (!data || !q || !scale) {
+    free(data);
+    free(q);
+    free(scale);
+    return NN_ERR_NOMEM;
+  }
+  size_t pos = 0;
+  for (int i = 0; i < n_ents; i++) {
+    const nn_file_entry *e = &ents[i];
+    const nn_tensor *ten = &m->tensors[e->tensor];
+    const float *w = m->params_memory + ten->offset;
+    if (e->kind == NN_ENTRY_F32) {
+      for (size_t k = 0; k < ten->size; k++, pos += 4)
+        put_f32le(data + pos, w[k]);
+      continue;
+    }
+    quantize_rows(q, scale, w, ten->shape[0], ten->shape[1]);
+    if (e->kind == NN_ENTRY_SCALE)
+      for (int r = 0; r < ten->shape[0]; r++, pos += 4)
+        put_f32le(data + pos, scale[r]);
+    else
+      for (size_t k = 0; k < ten->size; k++)
+        data[pos++] = (uint8_t)q[k];
+  }
+  free(q);
+  free(scale);
+  cJSON *root = build_header(m, meta, ents, n_ents, nn_fnv1a64(data, dlen));
   char *json = root ? cJSON_PrintUnformatted(root) : NULL;
   cJSON_Delete(root);
   if (!json) {
