@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 enum { RENEW = 2000 };
@@ -24,8 +25,11 @@ static void renew(void) {
   mqss_session_destroy(session);
   catalog = NULL;
   if (mqss_session_create(&session) != MQSS_OK ||
-      mqss_catalog_load(session, NULL, &catalog) != MQSS_OK)
+      mqss_catalog_load(session, MQSS_SOURCE_DIR "/data/catalog.yaml",
+                        &catalog) != MQSS_OK) {
+    fprintf(stderr, "fuzz_module: %s\n", mqss_errmsg(session));
     abort(); // the harness itself is broken: say so loudly
+  }
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -1,12 +1,49 @@
-// libFuzzer harness: policy files (src/nn/safetensors.c). Each input is a
-// whole file given to nn_policy_parse, once checking the format only and
-// once against fixed hashes and an MLIR version (the compatibility checks
-// run last, on files that are otherwise intact). A file that loads is
-// written back and must load again with the same weights.
+// libFuzzer harness: policy files (src/nn/safetensors.c, quant.c). Each
+// input is a whole file given to nn_policy_parse, once checking the format
+// only and once against fixed hashes and an MLIR version (the compatibility
+// checks run last, on files that are otherwise intact). A file that loads,
+// f32 or int8, is written back twice: as f32 it must load again with the
+// same weights, and as int8 it must load again with every weight within
+// half a quantisation step (its row's max |w| / 127 / 2) of the original.
 #include "nn/nn.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+static nn_model *rewrite(const nn_model *m, nn_file_meta meta, nn_dtype dt) {
+  uint8_t *buf = NULL;
+  size_t len = 0;
+  nn_model *again = NULL;
+  char err[512];
+  meta.weight_dtype = dt;
+  if (nn_policy_serialize(m, &meta, &buf, &len) != NN_OK ||
+      nn_policy_parse(buf, len, "<again>", NULL, &again, NULL, err,
+                      sizeof err) != NN_OK ||
+      again->n_params != m->n_params)
+    abort(); // what loads must write and load again
+  free(buf);
+  return again;
+}
+
+static void check_int8(const nn_model *m, const nn_model *q) {
+  for (int t = 0; t < m->n_tensors; t++) {
+    const nn_tensor *ten = &m->tensors[t];
+    int R = ten->shape[0], C = ten->ndim == 2 ? ten->shape[1] : 1;
+    for (int r = 0; r < R; r++) {
+      const float *a = m->params_memory + ten->offset + (size_t)r * C;
+      const float *b = q->params_memory + ten->offset + (size_t)r * C;
+      float amax = 0;
+      for (int c = 0; c < C; c++)
+        amax = fmaxf(amax, fabsf(a[c]));
+      // half a step, plus the rounding of w / scale and of q * scale
+      double bound = ten->ndim == 2 ? amax / 127.0 * 0.5 + amax * 1e-6 : 0;
+      for (int c = 0; c < C; c++)
+        if (!(fabs((double)a[c] - b[c]) <= bound))
+          abort();
+    }
+  }
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char err[512];
@@ -23,18 +60,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (nn_policy_parse(data, size, "<fuzz>", NULL, &m, &meta, err,
                       sizeof err) != NN_OK)
     return 0;
-  uint8_t *buf = NULL;
-  size_t len = 0;
-  nn_model *again = NULL;
-  if (nn_policy_serialize(m, &meta, &buf, &len) != NN_OK ||
-      nn_policy_parse(buf, len, "<again>", NULL, &again, NULL, err,
-                      sizeof err) != NN_OK ||
-      again->n_params != m->n_params ||
-      memcmp(again->params_memory, m->params_memory,
+  nn_model *f = rewrite(m, meta, NN_DTYPE_F32);
+  if (memcmp(f->params_memory, m->params_memory,
              sizeof(float) * m->n_params) != 0)
-    abort(); // what loads must survive a round trip
-  nn_model_destroy(again);
-  free(buf);
+    abort(); // f32 is exact
+  nn_model_destroy(f);
+  nn_model *q = rewrite(m, meta, NN_DTYPE_INT8);
+  check_int8(m, q);
+  nn_model_destroy(q);
   nn_model_destroy(m);
   return 0;
 }

@@ -38,12 +38,14 @@ static bool result_sane(const mqss_measure_result *r) {
   return strcmp(mqss_measure_status_name(r->status), "unknown") != 0 &&
          r->signal >= 0 && r->signal < 128 && r->cached >= 0 &&
          r->cached <= 2 && memchr(r->entry, 0, sizeof r->entry) &&
-         memchr(r->message, 0, sizeof r->message) && nonneg(r->compile_ms) &&
+         memchr(r->message, 0, sizeof r->message) &&
+         memchr(r->notes, 0, sizeof r->notes) && nonneg(r->compile_ms) &&
          nonneg(r->pipeline_ms) && nonneg(r->finish_ms) && nonneg(r->jit_ms) &&
          r->text_bytes >= -1 && r->runs >= 0 && nonneg(r->run_ms_median) &&
          nonneg(r->run_ms_min) && nonneg(r->run_ms_max) &&
          nonneg(r->run_ms_mad) && r->num_values >= 0 &&
-         r->mismatch_output >= -1 && r->mismatch_index >= -1;
+         r->mismatch_output >= -1 && r->mismatch_index >= -1 &&
+         nonneg(r->error_depth) && r->skipped_values >= 0;
 }
 
 // Copies a stored blob into `r` when it is a valid row for `key`.

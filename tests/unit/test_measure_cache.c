@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <sqlite3.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -430,13 +431,20 @@ static void test_row_range_checks(void **state) {
     uint64_t checksum;
   } w;
   mqss_measure_result out;
-  for (int c = 0; c < 3; c++) {
+  for (int c = 0; c < 6; c++) {
     memset(&w, 0, sizeof w);
     w.r = sample_result();
     if (c == 1)
       memset(w.r.message, 'x', sizeof w.r.message); // no NUL
     if (c == 2)
       w.r.status = (mqss_measure_status)99;
+    if (c == 3) // no NUL: found by fuzz/fuzz_cache_row.c (its corpus keeps
+                // the input, notes_unterminated)
+      memset(w.r.notes, 'x', sizeof w.r.notes);
+    if (c == 4)
+      w.r.error_depth = NAN;
+    if (c == 5)
+      w.r.skipped_values = -3;
     uint64_t h = fnv1a64(FNV1A64_INIT, key, strlen(key) + 1);
     w.checksum = fnv1a64(h, &w.r, sizeof w.r);
     assert_int_equal(cache_row_decode(key, &w, sizeof w, &out), c == 0);

@@ -2,7 +2,9 @@
 // back bit-identically with its metadata; the byte layout is safetensors;
 // and corrupt, truncated, byte-flipped and mutated files (bad shapes,
 // dtypes, missing tensors, hashes, MLIR versions) give the right error and a
-// message, never a crash.
+// message, never a crash. The same for int8 files (weight_dtype int8): the
+// weights come back within half a quantisation step, and a missing scale,
+// a wrong shape, a dtype flag that lies, a negative scale or -128 is refused.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -179,12 +181,18 @@ static void test_not_safetensors(void **state) {
   assert_non_null(strstr(err, "/nonexistent/p.safetensors"));
 }
 
-static void test_truncated_everywhere(void **state) {
-  (void)state;
+static nn_file_meta meta_of(nn_dtype dt) {
+  nn_file_meta meta = META;
+  meta.weight_dtype = dt;
+  return meta;
+}
+
+static void truncated_everywhere(nn_dtype dt) {
   nn_model *m = small_model(NN_ARCH_GNN, 5);
   uint8_t *buf;
   size_t len;
-  assert_int_equal(nn_policy_serialize(m, &META, &buf, &len), NN_OK);
+  nn_file_meta meta = meta_of(dt);
+  assert_int_equal(nn_policy_serialize(m, &meta, &buf, &len), NN_OK);
   char err[512];
   assert_int_equal(parse(buf, len, &CHECK, err), NN_OK);
   // every proper prefix, each in its own exact-size allocation so that
@@ -197,18 +205,24 @@ static void test_truncated_everywhere(void **state) {
     if (st != NN_ERR_TRUNCATED)
       fail_msg("cut at %zu of %zu: status %d (%s)", cut, len, st, err);
   }
-  printf("  %zu truncation points rejected as truncated; e.g. %s\n", len - 1,
-         err);
+  printf("  %s: %zu truncation points rejected as truncated; e.g. %s\n",
+         nn_dtype_name(dt), len - 1, err);
   free(buf);
   nn_model_destroy(m);
 }
 
-static void test_byte_flips(void **state) {
+static void test_truncated_everywhere(void **state) {
   (void)state;
+  truncated_everywhere(NN_DTYPE_F32);
+  truncated_everywhere(NN_DTYPE_INT8);
+}
+
+static void byte_flips(nn_dtype dt) {
   nn_model *m = small_model(NN_ARCH_GNN, 6);
   uint8_t *buf;
   size_t len;
-  assert_int_equal(nn_policy_serialize(m, &META, &buf, &len), NN_OK);
+  nn_file_meta meta = meta_of(dt);
+  assert_int_equal(nn_policy_serialize(m, &meta, &buf, &len), NN_OK);
   size_t data = 8 + u64le(buf);
   nn_rng r;
   nn_rng_seed(&r, 77);
@@ -228,9 +242,9 @@ static void test_byte_flips(void **state) {
     if (st != NN_OK && strncmp(err, "policy 't.safetensors': ", 24) != 0)
       fail_msg("flip at %zu: status %d without a message: '%s'", at, st, err);
   }
-  printf("  3000 flips: ok %d, format %d, truncated %d, corrupt %d, shape %d, "
-         "hash %d, version %d\n",
-         counts[NN_OK], counts[NN_ERR_FORMAT], counts[NN_ERR_TRUNCATED],
+  printf("  %s: 3000 flips: ok %d, format %d, truncated %d, corrupt %d, "
+         "shape %d, hash %d, version %d\n",
+         nn_dtype_name(dt), counts[NN_OK], counts[NN_ERR_FORMAT], counts[NN_ERR_TRUNCATED],
          counts[NN_ERR_CORRUPT], counts[NN_ERR_SHAPE], counts[NN_ERR_HASH],
          counts[NN_ERR_VERSION]);
   assert_true(counts[NN_ERR_CORRUPT] > 0 && counts[NN_ERR_FORMAT] > 0);
@@ -239,21 +253,41 @@ static void test_byte_flips(void **state) {
   nn_model_destroy(m);
 }
 
+static void test_byte_flips(void **state) {
+  (void)state;
+  byte_flips(NN_DTYPE_F32);
+  byte_flips(NN_DTYPE_INT8);
+}
+
 // ----------------------------------------------------------------------------
 // mutated headers
 
 typedef void (*mutate_fn)(cJSON *root);
+// Edits the data section (dlen bytes) of a file whose header is root.
+typedef void (*edit_fn)(cJSON *root, uint8_t *data, size_t dlen);
 
-// Serialises a model, lets `mutate` edit the parsed header, and rebuilds the
-// file around the same data (re-padding the header).
-static nn_status mutated(mutate_fn mutate, const nn_load_check *c, char *err) {
+static void set_md(cJSON *root, const char *key, const char *val);
+
+// Serialises a model in weight dtype dt, lets `edit` (may be NULL) change
+// its data and re-stamps the checksum, lets `mutate` edit the parsed header,
+// and rebuilds the file around the data (re-padding the header).
+static nn_status mutated_file(nn_dtype dt, mutate_fn mutate, edit_fn edit,
+                              const nn_load_check *c, char *err) {
   nn_model *m = small_model(NN_ARCH_GNN, 8);
   uint8_t *buf;
   size_t len;
-  assert_int_equal(nn_policy_serialize(m, &META, &buf, &len), NN_OK);
+  nn_file_meta meta = meta_of(dt);
+  assert_int_equal(nn_policy_serialize(m, &meta, &buf, &len), NN_OK);
   uint64_t hlen = u64le(buf);
   cJSON *root = cJSON_ParseWithLength((const char *)buf + 8, hlen);
   assert_non_null(root);
+  if (edit) {
+    edit(root, buf + 8 + hlen, len - 8 - hlen);
+    char hex[17];
+    snprintf(hex, sizeof hex, "%016llx",
+             (unsigned long long)nn_fnv1a64(buf + 8 + hlen, len - 8 - hlen));
+    set_md(root, "data_checksum", hex);
+  }
   mutate(root);
   char *json = cJSON_PrintUnformatted(root);
   size_t jl = strlen(json), pad = (jl + 7) / 8 * 8, dlen = len - 8 - hlen;
@@ -271,6 +305,10 @@ static nn_status mutated(mutate_fn mutate, const nn_load_check *c, char *err) {
   free(buf);
   nn_model_destroy(m);
   return st;
+}
+
+static nn_status mutated(mutate_fn mutate, const nn_load_check *c, char *err) {
+  return mutated_file(NN_DTYPE_F32, mutate, NULL, c, err);
 }
 
 static void set_md(cJSON *root, const char *key, const char *val) {
@@ -356,6 +394,169 @@ static void test_nonfinite_weight(void **state) {
   nn_model_destroy(m);
 }
 
+// ----------------------------------------------------------------------------
+// int8 files
+
+static void int8_roundtrip(nn_arch arch) {
+  nn_model *m = small_model(arch, 10);
+  uint8_t *buf;
+  size_t len;
+  nn_file_meta meta = meta_of(NN_DTYPE_INT8);
+  assert_int_equal(nn_policy_serialize(m, &meta, &buf, &len), NN_OK);
+  char err[512] = "";
+  nn_model *q = NULL;
+  nn_file_meta back;
+  nn_status st = nn_policy_parse(buf, len, "q.safetensors", &CHECK, &q, &back,
+                                 err, sizeof err);
+  if (st != NN_OK)
+    fail_msg("int8 read failed: %s", err);
+  assert_int_equal(back.weight_dtype, NN_DTYPE_INT8);
+  // data: one byte per 2-D weight, four per 1-D value and per row scale
+  size_t want = 0;
+  int changed = 0;
+  double worst = 0; // largest change, in steps of its row
+  for (int t = 0; t < m->n_tensors; t++) {
+    const nn_tensor *ten = &m->tensors[t];
+    const float *a = m->params_memory + ten->offset;
+    const float *b = q->params_memory + ten->offset;
+    if (ten->ndim == 1) {
+      want += 4 * ten->size;
+      assert_memory_equal(a, b, sizeof(float) * ten->size); // stays f32
+      continue;
+    }
+    want += ten->size + 4 * (size_t)ten->shape[0];
+    int C = ten->shape[1];
+    for (int r = 0; r < ten->shape[0]; r++) {
+      float amax = 0;
+      for (int c = 0; c < C; c++)
+        amax = fmaxf(amax, fabsf(a[r * C + c]));
+      for (int c = 0; c < C; c++) {
+        double d = fabs((double)a[r * C + c] - b[r * C + c]);
+        worst = fmax(worst, d / (amax / 127.0));
+        changed += d > 0;
+        // a multiple of the step: q = w / step is an integer in [-127, 127]
+        double k = b[r * C + c] / (amax / 127.0);
+        assert_true(fabs(k - round(k)) < 1e-3 && fabs(k) <= 127.0 + 1e-3);
+      }
+    }
+  }
+  printf("  %s int8: %d weights changed, at most %.3f of a step\n",
+         nn_arch_name(arch), changed, worst);
+  assert_true(worst <= 0.5 + 1e-4);
+  assert_true(changed > 0); // the weights really went through int8
+  assert_int_equal(len - 8 - u64le(buf), want);
+  // the header: I8 weights with F32 scales of one per output row
+  cJSON *root = cJSON_ParseWithLength((const char *)buf + 8, u64le(buf));
+  cJSON *w = cJSON_GetObjectItem(root, "fc2.weight");
+  cJSON *sc = cJSON_GetObjectItem(root, "fc2.weight.scale");
+  assert_string_equal(cJSON_GetObjectItem(w, "dtype")->valuestring, "I8");
+  assert_string_equal(cJSON_GetObjectItem(sc, "dtype")->valuestring, "F32");
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sc, "shape")), 1);
+  assert_int_equal(
+      cJSON_GetArrayItem(cJSON_GetObjectItem(sc, "shape"), 0)->valueint, 16);
+  assert_null(cJSON_GetObjectItem(root, "fc2.bias.scale"));
+  assert_string_equal(
+      cJSON_GetObjectItem(cJSON_GetObjectItem(root, "__metadata__"),
+                          "weight_dtype")->valuestring, "int8");
+  cJSON_Delete(root);
+  nn_model_destroy(q);
+  free(buf);
+  nn_model_destroy(m);
+}
+
+static void test_int8_roundtrip(void **state) {
+  (void)state;
+  int8_roundtrip(NN_ARCH_GNN);
+  int8_roundtrip(NN_ARCH_MLP);
+}
+
+static void test_quantize_rows(void **state) {
+  (void)state;
+  // row 0: max |w| 1.27, so the step is 0.01; row 1: all zero
+  const float w[2][4] = {{0.5f, -1.27f, 0.014f, 0.016f}, {0, 0, 0, 0}};
+  int8_t q[8];
+  float scale[2], back[8];
+  quantize_rows(q, scale, &w[0][0], 2, 4);
+  assert_true(fabsf(scale[0] - 0.01f) < 1e-7f);
+  assert_true(scale[1] == 0.0f);
+  const int8_t want[8] = {50, -127, 1, 2, 0, 0, 0, 0};
+  assert_memory_equal(q, want, sizeof want);
+  dequantize_rows(back, q, scale, 2, 4);
+  assert_true(fabsf(back[0] - 0.5f) < 1e-6f && fabsf(back[1] + 1.27f) < 1e-6f);
+  assert_true(back[4] == 0.0f && back[7] == 0.0f);
+}
+
+static void mut_flag_f32(cJSON *r) { set_md(r, "weight_dtype", "f32"); }
+static void mut_flag_int8(cJSON *r) { set_md(r, "weight_dtype", "int8"); }
+static void mut_flag_bad(cJSON *r) { set_md(r, "weight_dtype", "fp16"); }
+static void mut_no_scale(cJSON *r) {
+  cJSON_DeleteItemFromObject(r, "fc1.weight.scale");
+}
+static void mut_scale_shape(cJSON *r) { // [16] -> [4, 4]: same size
+  cJSON *sh = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "fc1.weight.scale"),
+                                  "shape");
+  cJSON_ReplaceItemInArray(sh, 0, cJSON_CreateNumber(4));
+  cJSON_AddItemToArray(sh, cJSON_CreateNumber(4));
+}
+static void mut_i8_as_f32(cJSON *r) {
+  cJSON_ReplaceItemInObject(cJSON_GetObjectItem(r, "pi.weight"), "dtype",
+                            cJSON_CreateString("F32"));
+}
+
+// Points p at the data of tensor `name`.
+static uint8_t *tensor_data(cJSON *root, uint8_t *data, const char *name) {
+  cJSON *of = cJSON_GetObjectItem(cJSON_GetObjectItem(root, name),
+                                  "data_offsets");
+  assert_non_null(of);
+  return data + cJSON_GetArrayItem(of, 0)->valueint;
+}
+static void edit_neg_scale(cJSON *root, uint8_t *data, size_t dlen) {
+  (void)dlen;
+  float f = -0.5f;
+  memcpy(tensor_data(root, data, "fc2.weight.scale") + 4 * 3, &f, 4);
+}
+static void edit_q_min(cJSON *root, uint8_t *data, size_t dlen) {
+  (void)dlen;
+  tensor_data(root, data, "sage1.w_neigh")[7] = 0x80; // -128
+}
+
+static void test_int8_errors(void **state) {
+  (void)state;
+  char err[512];
+  assert_int_equal(mutated_file(NN_DTYPE_INT8, mut_none, NULL, &CHECK, err),
+                   NN_OK);
+  // the flag lies: int8 data said to be f32, and the reverse
+  assert_int_equal(mutated_file(NN_DTYPE_INT8, mut_flag_f32, NULL, &CHECK, err),
+                   NN_ERR_FORMAT);
+  assert_non_null(strstr(err, "the dtype flag does not match the data"));
+  assert_int_equal(mutated_file(NN_DTYPE_F32, mut_flag_int8, NULL, &CHECK, err),
+                   NN_ERR_FORMAT);
+  assert_non_null(strstr(err, "the dtype flag does not match the data"));
+  assert_int_equal(mutated_file(NN_DTYPE_INT8, mut_flag_bad, NULL, &CHECK, err),
+                   NN_ERR_FORMAT);
+  assert_non_null(strstr(err, "'weight_dtype' = 'fp16'; expected f32 or int8"));
+  assert_int_equal(mutated_file(NN_DTYPE_INT8, mut_no_scale, NULL, &CHECK, err),
+                   NN_ERR_FORMAT);
+  assert_non_null(strstr(err, "'fc1.weight.scale' is missing; int8 weights "
+                              "need one f32 scale per output row"));
+  assert_int_equal(
+      mutated_file(NN_DTYPE_INT8, mut_scale_shape, NULL, &CHECK, err),
+      NN_ERR_SHAPE);
+  assert_non_null(strstr(err, "'fc1.weight.scale' has shape [4, 4]"));
+  assert_non_null(strstr(err, "needs [16]"));
+  assert_int_equal(mutated_file(NN_DTYPE_INT8, mut_i8_as_f32, NULL, &CHECK, err),
+                   NN_ERR_FORMAT);
+  assert_non_null(strstr(err, "'pi.weight' has dtype F32"));
+  // data that no quantiser writes, under a valid checksum
+  assert_int_equal(
+      mutated_file(NN_DTYPE_INT8, mut_none, edit_neg_scale, &CHECK, err),
+      NN_ERR_CORRUPT);
+  assert_non_null(strstr(err, "'fc2.weight.scale' holds a negative value"));
+  assert_int_equal(mutated_file(NN_DTYPE_INT8, mut_none, edit_q_min, &CHECK, err),
+                   NN_ERR_CORRUPT);
+  assert_non_null(strstr(err, "'sage1.w_neigh' holds -128"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roundtrip_gnn),
@@ -366,6 +567,9 @@ int main(void) {
       cmocka_unit_test(test_byte_flips),
       cmocka_unit_test(test_mutations),
       cmocka_unit_test(test_nonfinite_weight),
+      cmocka_unit_test(test_int8_roundtrip),
+      cmocka_unit_test(test_quantize_rows),
+      cmocka_unit_test(test_int8_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
