@@ -1,0 +1,164 @@
+// Unit tests of int8 policies at the policy level: the shipped policy,
+// quantised (what `mqss quantize` writes), loads through mqss_policy_load,
+// holds weights that differ from the f32 ones by at most half a step, and
+// selects the same pipelines as the f32 policy on a few example modules. A
+// file whose dtype flag lies is refused with a message naming the file.
+#define _GNU_SOURCE // memmem
+// internal headers first: cmocka defines a fail() macro
+#include "policy/policy.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define CATALOG MQSS_SOURCE_DIR "/data/catalog.yaml"
+#define F32_POLICY MQSS_SOURCE_DIR "/models/default.safetensors"
+
+static char q_path[256], lie_path[256];
+static mqss_session *S;
+
+static int setup(void **state) {
+  (void)state;
+  snprintf(q_path, sizeof q_path, "/tmp/mqss-test-int8-%d.safetensors",
+           (int)getpid());
+  snprintf(lie_path, sizeof lie_path, "/tmp/mqss-test-int8-lie-%d.safetensors",
+           (int)getpid());
+  nn_model *m = NULL;
+  nn_file_meta meta;
+  char err[1024];
+  if (nn_policy_read(F32_POLICY, NULL, &m, &meta, err, sizeof err) != NN_OK)
+    return -1;
+  meta.weight_dtype = NN_DTYPE_INT8;
+  nn_status st = nn_policy_write(q_path, m, &meta, err, sizeof err);
+  // the same int8 data with the flag saying f32: the header lies
+  uint8_t *buf = NULL;
+  size_t len = 0;
+  if (st == NN_OK && nn_policy_serialize(m, &meta, &buf, &len) == NN_OK) {
+    char *at = memmem(buf, len, "\"weight_dtype\":\"int8\"", 21);
+    FILE *f = fopen(lie_path, "wb");
+    if (at && f) {
+      memcpy(at, "\"weight_dtype\":\"f32\" ", 21); // same length
+      fwrite(buf, 1, len, f);
+    } else {
+      st = NN_ERR_IO;
+    }
+    if (f)
+      fclose(f);
+  }
+  free(buf);
+  nn_model_destroy(m);
+  return st == NN_OK && mqss_session_create(&S) == MQSS_OK ? 0 : -1;
+}
+
+static int teardown(void **state) {
+  (void)state;
+  mqss_session_destroy(S);
+  remove(q_path);
+  remove(lie_path);
+  return 0;
+}
+
+static mqss_policy *load(const char *path) {
+  mqss_policy_options o;
+  mqss_policy_options_init(&o);
+  o.catalog_path = CATALOG;
+  mqss_policy *p = NULL;
+  if (mqss_policy_load(S, path, &o, &p) != MQSS_OK)
+    fail_msg("load '%s': %s", path, mqss_errmsg(S));
+  return p;
+}
+
+static void test_int8_weights(void **state) {
+  (void)state;
+  mqss_policy *f = load(F32_POLICY), *q = load(q_path);
+  assert_int_equal(f->meta.weight_dtype, NN_DTYPE_F32);
+  assert_int_equal(q->meta.weight_dtype, NN_DTYPE_INT8);
+  const nn_model *a = f->model, *b = q->model;
+  assert_int_equal(a->n_params, b->n_params);
+  size_t changed = 0;
+  for (int t = 0; t < a->n_tensors; t++) {
+    const nn_tensor *ten = &a->tensors[t];
+    int R = ten->shape[0], C = ten->ndim == 2 ? ten->shape[1] : 1;
+    for (int r = 0; r < R; r++) {
+      const float *x = a->params_memory + ten->offset + (size_t)r * C;
+      const float *y = b->params_memory + ten->offset + (size_t)r * C;
+      float amax = 0;
+      for (int c = 0; c < C; c++)
+        amax = fmaxf(amax, fabsf(x[c]));
+      double step = ten->ndim == 2 ? amax / 127.0 : 0;
+      for (int c = 0; c < C; c++) {
+        double d = fabs((double)x[c] - y[c]);
+        changed += d > 0;
+        if (d > step * 0.5 * (1 + 1e-5))
+          fail_msg("%s[%d,%d]: %g vs %g, step %g", ten->name, r, c, x[c],
+                   y[c], step);
+      }
+    }
+  }
+  printf("  %zu of %zu weights changed by int8\n", changed, a->n_params);
+  assert_true(changed > a->n_params / 2); // decisions see the int8 values
+  mqss_policy_destroy(q);
+  mqss_policy_destroy(f);
+}
+
+static void test_int8_decisions(void **state) {
+  (void)state;
+  static const char *const modules[] = {
+      "matmul_tensor_f32.mlir", "jacobi2d_affine_memref_f32.mlir",
+      "mlp_gelu_tanh_tensor_f32.mlir", "conv2d_nhwc_hwcf_bias_relu_tensor_f32.mlir",
+      "gemm_affine_polybench_memref_f64.mlir"};
+  mqss_policy *f = load(F32_POLICY), *q = load(q_path);
+  for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++) {
+    char path[512];
+    snprintf(path, sizeof path, MQSS_SOURCE_DIR "/examples/%s", modules[i]);
+    mqss_module *m = NULL;
+    if (mqss_module_parse_file(S, path, &m) != MQSS_OK)
+      fail_msg("parse: %s", mqss_errmsg(S));
+    mqss_selection *sf = NULL, *sq = NULL;
+    assert_int_equal(mqss_policy_select(f, m, NULL, &sf), MQSS_OK);
+    assert_int_equal(mqss_policy_select(q, m, NULL, &sq), MQSS_OK);
+    printf("  %s: %d steps: %s\n", modules[i], mqss_selection_count(sf),
+           mqss_selection_pipeline(sf));
+    assert_int_equal(mqss_selection_count(sq), mqss_selection_count(sf));
+    for (int k = 0; k < mqss_selection_count(sf); k++)
+      assert_int_equal(mqss_selection_decision(sq, k)->action,
+                       mqss_selection_decision(sf, k)->action);
+    assert_string_equal(mqss_selection_pipeline(sq),
+                        mqss_selection_pipeline(sf));
+    mqss_selection_destroy(sq);
+    mqss_selection_destroy(sf);
+    mqss_module_destroy(m);
+  }
+  mqss_policy_destroy(q);
+  mqss_policy_destroy(f);
+}
+
+static void test_int8_flag_lies(void **state) {
+  (void)state;
+  mqss_policy_options o;
+  mqss_policy_options_init(&o);
+  o.catalog_path = CATALOG;
+  mqss_policy *p = NULL;
+  assert_int_equal(mqss_policy_load(S, lie_path, &o, &p), MQSS_ERR_POLICY);
+  assert_null(p);
+  printf("  -> %s\n", mqss_errmsg(S));
+  assert_non_null(strstr(mqss_errmsg(S), lie_path));
+  assert_non_null(strstr(mqss_errmsg(S), "the dtype flag does not match"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_int8_weights),
+      cmocka_unit_test(test_int8_decisions),
+      cmocka_unit_test(test_int8_flag_lies),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
