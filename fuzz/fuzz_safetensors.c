@@ -7,6 +7,7 @@
 // half a quantisation step (its row's max |w| / 127 / 2) of the original.
 #include "nn/nn.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,8 +37,10 @@ static void check_int8(const nn_model *m, const nn_model *q) {
       float amax = 0;
       for (int c = 0; c < C; c++)
         amax = fmaxf(amax, fabsf(a[c]));
-      // half a step, plus the rounding of w / scale and of q * scale
-      double bound = ten->ndim == 2 ? amax / 127.0 * 0.5 + amax * 1e-6 : 0;
+      // half a step, plus the rounding of w / scale and of q * scale, and
+      // of scales in the subnormal range (below FLT_MIN)
+      double bound =
+          ten->ndim == 2 ? amax / 127.0 * 0.5 + amax * 1e-6 + FLT_MIN : 0;
       for (int c = 0; c < C; c++)
         if (!(fabs((double)a[c] - b[c]) <= bound))
           abort();

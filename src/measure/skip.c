@@ -39,8 +39,15 @@ bool skip_line(const skip_set *s, int64_t line) {
 }
 
 static void add_line(skip_set *s, int64_t line) {
-  while (s->lines.len < (size_t)line)
-    sb_append(&s->lines, "", 1); // appends one NUL byte: not skipped
+  // NUL bytes up to `line`: not skipped. In blocks, not one byte per call:
+  // line:16000000 took 14 s under the sanitizers (found by fuzz_outputs).
+  static const char zeros[4096];
+  while (s->lines.len < (size_t)line) {
+    size_t n = (size_t)line - s->lines.len, before = s->lines.len;
+    sb_append(&s->lines, zeros, n < sizeof zeros ? n : sizeof zeros);
+    if (s->lines.len == before)
+      return; // out of memory: the line stays checked
+  }
   s->lines.data[line - 1] = 1;
 }
 
