@@ -172,6 +172,12 @@ char *mqss_module_to_string(const mqss_module *module);
 /// whitespace, comments or SSA value names.
 uint64_t mqss_module_hash(const mqss_module *module);
 
+/// Like mqss_module_to_string(), with every operation's location printed
+/// (loc(...)), so that parsing the text again, in this or another MLIR
+/// context (the pass plugin hands modules across that way), keeps each op's
+/// file:line:col. The caller frees it with free(); NULL when out of memory.
+char *mqss_module_to_string_with_locations(const mqss_module *module);
+
 //===----------------------------------------------------------------------===//
 // Measurement (docs/MEASURE.md)
 //===----------------------------------------------------------------------===//
