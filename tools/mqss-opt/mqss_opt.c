@@ -213,6 +213,7 @@ static int run_selector(const opt_args *a, mqss_session *s, mqss_module *m,
   mqss_select_options so;
   mqss_select_options_init(&so);
   so.time_budget_ms = a->time_budget_ms;
+  so.isolate = 1; // a pass that crashes while selecting is avoided, as in select
   mqss_selection *sel = NULL;
   double t0 = now_ms();
   mqss_status rc = mqss_policy_select(p, m, &so, &sel);
