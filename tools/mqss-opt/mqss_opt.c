@@ -18,20 +18,21 @@
 typedef struct {
   const char *input, *output, *pipeline, *policy, *metrics;
   bool selector, guard;
-  int time_budget_ms, pairs;
+  int time_budget_ms, pairs, timeout_ms;
 } opt_args;
 
 static const char USAGE[] =
     "usage: mqss-opt FILE|- [-o OUT] [--pass-pipeline=PIPE] [--use-mqss-selector]\n"
-    "                [--mqss-policy P] [--mqss-guard [--mqss-pairs N]]\n"
+    "                [--mqss-policy P] [--mqss-guard [--mqss-pairs N] [--mqss-timeout-ms MS]]\n"
     "                [--mqss-metrics FILE.jsonl] [--time-budget-ms MS]\n"
     "\n"
     "Runs PIPE on the module and prints it, as mlir-opt does. With\n"
     "--use-mqss-selector the policy's pipeline runs instead, and PIPE is the\n"
     "fallback when selection fails or, with --mqss-guard, when the choice\n"
     "changes the program's outputs; the guard also measures the speedup of the\n"
-    "choice over PIPE in N interleaved pairs (default 10). --mqss-metrics\n"
-    "appends one JSON line per module. See docs/INTEGRATION.md.\n";
+    "choice over PIPE in N interleaved pairs (default 10), each sandboxed run\n"
+    "limited to MS ms of wall clock (default 30000). --mqss-metrics appends one\n"
+    "JSON line per module. See docs/INTEGRATION.md.\n";
 
 static int error(const char *fmt, ...) {
   va_list ap;
@@ -81,6 +82,7 @@ static int parse_args(int argc, char **argv, opt_args *a) {
   memset(a, 0, sizeof *a);
   a->time_budget_ms = -1;
   a->pairs = 10;
+  a->timeout_ms = 30000;
   for (int i = 1; i < argc; i++) {
     const char *f = argv[i], *v;
     if (!strcmp(f, "-h") || !strcmp(f, "--help"))
@@ -99,6 +101,9 @@ static int parse_args(int argc, char **argv, opt_args *a) {
       a->metrics = v;
     else if ((v = value_of("--time-budget-ms", argc, argv, &i))) {
       if (!parse_int("--time-budget-ms", v, 0, 86400000, &a->time_budget_ms))
+        return 1;
+    } else if ((v = value_of("--mqss-timeout-ms", argc, argv, &i))) {
+      if (!parse_int("--mqss-timeout-ms", v, 1, 86400000, &a->timeout_ms))
         return 1;
     } else if ((v = value_of("--mqss-pairs", argc, argv, &i))) {
       if (!parse_int("--mqss-pairs", v, 1, 1000, &a->pairs))
@@ -178,6 +183,7 @@ static mqss_status guard(const opt_args *a, const mqss_policy *p,
   mqss_guard_options go;
   mqss_guard_options_init(&go);
   go.baseline = a->pipeline;
+  go.timeout_ms = a->timeout_ms;
   mqss_guard_report rep;
   mqss_status rc = mqss_policy_fallback_to_baseline(p, m, sel, &go, &rep);
   if (rc != MQSS_OK)
@@ -193,6 +199,7 @@ static mqss_status guard(const opt_args *a, const mqss_policy *p,
   mo.pipeline = r->chosen;
   mo.warmup = 1;
   mo.repeat = a->pairs;
+  mo.timeout_ms = a->timeout_ms;
   mqss_measure_vs_result vs;
   rc = mqss_measure_vs(m, &mo, a->pipeline ? a->pipeline : "", &vs);
   if (rc == MQSS_OK && vs.a.status == MQSS_MEASURE_OK &&
