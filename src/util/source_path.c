@@ -15,9 +15,9 @@ void source_tree_path(char *out, size_t len, const char *here,
   (void)here;
   (void)self;
   snprintf(out, len, "%s/%s", MQSS_SOURCE_ROOT, target);
-  return;
-#endif
+#else
   const char *cut = strstr(here, self);
   size_t root = cut ? (size_t)(cut - here) : 0;
   snprintf(out, len, "%.*s%s", (int)root, here, target);
+#endif
 }
