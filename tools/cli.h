@@ -84,6 +84,7 @@ typedef struct {
   const char *policy, *catalog, *cache_dir; // NULL = defaults
   int allow_version_mismatch, sample, max_steps, no_isolate;
   uint64_t seed;                            // 0 = default
+  int time_budget_ms;                       // --time-budget-ms + 1; 0 = none
 } policy_cli;
 // Consumes a shared option at argv[*i]: 1 consumed, 0 not, -1 error printed.
 int policy_cli_option(policy_cli *o, int argc, char **argv, int *i);
@@ -92,7 +93,8 @@ int policy_cli_open(policy_cli *o, const char *file, mqss_session **s,
                     mqss_policy **p, mqss_module **m);
 // Select options from the CLI ones: isolated unless --no-isolate.
 void policy_cli_select_options(const policy_cli *o, mqss_select_options *so);
-// Prints what an isolated selection avoided, if anything, on stderr.
+// Prints what an isolated selection avoided, and that the time budget ended
+// it, if so, on stderr.
 void policy_cli_print_notes(const mqss_selection *sel);
 
 // The output-check flags of the measuring commands (tools/check_cli.c).

@@ -57,8 +57,10 @@ int cmd_compile(int argc, char **argv) {
     if (mqss_policy_compile_guarded(p, m, &so, &go, &r) != MQSS_OK)
       rc = cli_error("compile: %s", mqss_errmsg(s));
     else
-      fprintf(stderr, "guard: %s pipeline '%s'\nguard: %s\n",
-              r.used_fallback ? "baseline" : "selected", r.used, r.reason);
+      fprintf(stderr, "guard: %s pipeline '%s'\nguard: %s\n%s",
+              r.used_fallback ? "baseline" : "selected", r.used, r.reason,
+              r.budget_hit ? "select: time budget spent; used the decisions "
+                             "so far\n" : "");
   } else if (!rc) {
     if (mqss_policy_select(p, m, &so, &sel) != MQSS_OK ||
         mqss_module_run_pipeline(m, mqss_selection_pipeline(sel)) != MQSS_OK ||

@@ -35,6 +35,14 @@ int policy_cli_option(policy_cli *o, int argc, char **argv, int *i) {
   } else if (!strcmp(f, "--no-isolate")) {
     o->no_isolate = 1;
     return 1;
+  } else if (!strcmp(f, "--time-budget-ms")) {
+    long ms;
+    if (!has)
+      return cli_error("%s needs a value", f), -1;
+    if (!cli_parse_int(argv[0], f, argv[++*i], 0, 86400000, &ms))
+      return -1;
+    o->time_budget_ms = (int)ms + 1;
+    return 1;
   } else if (!strcmp(f, "--seed") || !strcmp(f, "--max-steps")) {
     if (!has)
       return cli_error("%s needs a value", f), -1;
@@ -85,12 +93,16 @@ void policy_cli_select_options(const policy_cli *o, mqss_select_options *so) {
     so->seed = o->seed;
   so->cache_dir = o->cache_dir;
   so->isolate = !o->no_isolate;
+  so->time_budget_ms = o->time_budget_ms - 1;
 }
 
 void policy_cli_print_notes(const mqss_selection *sel) {
   const char *notes = mqss_selection_notes(sel);
   if (notes[0])
     fprintf(stderr, "select: a crashing step was avoided:\n%s\n", notes);
+  if (mqss_selection_budget_hit(sel))
+    fprintf(stderr, "select: time budget spent after %d decision(s); using "
+            "them\n", mqss_selection_count(sel));
 }
 
 // ----------------------------------------------------------------------------
@@ -101,6 +113,7 @@ static void print_json(const mqss_policy *p, const mqss_selection *sel) {
   cJSON *j = cJSON_CreateObject();
   cJSON_AddStringToObject(j, "pipeline", mqss_selection_pipeline(sel));
   cJSON_AddBoolToObject(j, "stopped", mqss_selection_stopped(sel));
+  cJSON_AddBoolToObject(j, "budget_hit", mqss_selection_budget_hit(sel));
   cJSON *steps = cJSON_AddArrayToObject(j, "decisions");
   for (int i = 0; i < mqss_selection_count(sel); i++) {
     const mqss_decision *d = mqss_selection_decision(sel, i);

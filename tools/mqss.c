@@ -251,6 +251,8 @@ static const cli_command commands[] = {
      "  --cache-dir DIR           avoid sequences logged bad in DIR\n"
      "  --no-isolate              run the passes in this process (faster; a\n"
      "                            crashing pass then kills mqss)\n"
+     "  --time-budget-ms MS       start no step after MS ms; keep the decisions\n"
+     "                            so far (0: exactly one step)\n"
      "  --emit-schedule OUT       write the transform library of the selection's\n"
      "                            schedule actions (docs/SCHEDULES.md)\n"
      "  --init-random-policy OUT  write an UNTRAINED random policy (tests only)\n",
@@ -266,7 +268,7 @@ static const cli_command commands[] = {
      "only) and logs the sequence as bad. Says on stderr which was used, why.\n"
      "\n"
      "  --policy P --catalog PATH --allow-version-mismatch   as in select\n"
-     "  --max-steps N --no-isolate                          as in select\n"
+     "  --max-steps N --no-isolate --time-budget-ms MS      as in select\n"
      "  --guard                   check the output before trusting the choice\n"
      "  --baseline PIPE           fallback pipeline (default \"\")\n"
      "  --cache-dir DIR           measure.sqlite + bad_sequences.jsonl\n"

@@ -172,6 +172,12 @@ char *mqss_module_to_string(const mqss_module *module);
 /// whitespace, comments or SSA value names.
 uint64_t mqss_module_hash(const mqss_module *module);
 
+/// Like mqss_module_to_string(), with every operation's location printed
+/// (loc(...)), so that parsing the text again, in this or another MLIR
+/// context (the pass plugin hands modules across that way), keeps each op's
+/// file:line:col. The caller frees it with free(); NULL when out of memory.
+char *mqss_module_to_string_with_locations(const mqss_module *module);
+
 //===----------------------------------------------------------------------===//
 // Measurement (docs/MEASURE.md)
 //===----------------------------------------------------------------------===//
@@ -1022,6 +1028,11 @@ typedef struct {
   int timeout_ms;        ///< isolated: wall-clock limit of the child (default 60000)
   int mem_limit_mb;      ///< isolated: its address-space limit in MiB, 0 = none
                          ///< (default 4096; ignored by sanitizer builds)
+  /// Wall-clock budget of the selection in ms, counted from the call: once
+  /// it is spent, no further step starts and the decisions so far are the
+  /// selection (mqss_selection_budget_hit() says so). The first step always
+  /// runs, so 0 means exactly one step. -1 = no budget (default).
+  int time_budget_ms;
 } mqss_select_options;
 
 /// Fills `opts` with the defaults documented on each field.
@@ -1116,6 +1127,10 @@ double mqss_selection_pass_ms(const mqss_selection *selection);
 /// "" when nothing.
 const char *mqss_selection_notes(const mqss_selection *selection);
 
+/// Nonzero when mqss_select_options.time_budget_ms ended the selection: the
+/// policy had neither chosen STOP nor reached max_steps when it ran out.
+int mqss_selection_budget_hit(const mqss_selection *selection);
+
 /// Options of the guard. Initialise with mqss_guard_options_init(); strings
 /// are borrowed for the call.
 typedef struct {
@@ -1146,6 +1161,8 @@ typedef struct {
   char chosen[8192];            ///< the selection's pipeline
   char used[8192];              ///< the pipeline that was (or is to be) used
   char reason[1024];            ///< one line: why that pipeline
+  int budget_hit;               ///< mqss_policy_compile_guarded(): the
+                                ///< selection's time budget ended it
 } mqss_guard_report;
 
 /// Checks `selection` on `module` (not modified): runs its pipeline and the
@@ -1349,6 +1366,57 @@ mqss_status mqss_policy_write_random(mqss_session *session,
                                      const mqss_catalog *catalog,
                                      const char *arch, uint64_t seed,
                                      const char *path);
+
+/// Version of the metrics log format: the "v" field of every line.
+#define MQSS_METRICS_FORMAT 1
+
+/// What one compilation of one module did, as one line of a metrics log
+/// (JSONL, docs/INTEGRATION.md; mqss-opt --mqss-metrics and the pass
+/// plugin's `metrics` option write it). Initialise with
+/// mqss_metrics_record_init(); strings are borrowed for the call, and NULL
+/// ones are written as null.
+typedef struct {
+  const char *tool;            ///< program writing the line ("mqss-opt", ...)
+  const char *source;          ///< input file name, or NULL
+  uint64_t module_hash;        ///< mqss_module_hash() of the input
+  int selector;                ///< nonzero: the policy was asked (A/B switch on)
+  const char *chosen;          ///< the policy's pipeline; NULL when it chose none
+  int decisions;               ///< decisions in `chosen`
+  const char *pipeline;        ///< the pipeline that ran (chosen or fallback)
+  double decision_ms;          ///< wall time of the selection, ms
+  int fallback;                ///< nonzero: the fallback ran instead of `chosen`
+  const char *fallback_reason; ///< why, one line; NULL without fallback
+  int time_budget_ms;          ///< the selection's budget; -1 = none (default)
+  int budget_hit;              ///< the budget ended the selection
+  double compile_ms;           ///< wall time of running `pipeline`, ms
+  int guarded;                 ///< nonzero: outputs were checked
+  const char *verdict;         ///< mqss_measure_status_name() of the check, or NULL
+  /// time(fallback pipeline) / time(chosen), and its 95% interval, from a
+  /// paired measurement; 0 = not measured (written as null).
+  double speedup, speedup_lo, speedup_hi;
+} mqss_metrics_record;
+
+/// Fills `record` with zeros, NULLs and time_budget_ms = -1.
+void mqss_metrics_record_init(mqss_metrics_record *record);
+
+/// Formats `record` as one JSON line: the fields above ("module" as 16 hex
+/// digits, "v", and "time" in Unix seconds), and last a checksum field
+/// "fnv1a" (FNV-1a 64 of the line's bytes before it) that
+/// mqss_metrics_line_check() verifies. Ends with a newline. Returns a string
+/// the caller frees with free(), or NULL when out of memory.
+char *mqss_metrics_format(const mqss_metrics_record *record);
+
+/// Appends mqss_metrics_format(record) to the file at `path` (created when
+/// missing) in one write, so that processes sharing a log do not interleave
+/// lines. Returns MQSS_ERR_IO, with a message naming the path, when it
+/// cannot be written. Errors go to `session`.
+mqss_status mqss_metrics_append(mqss_session *session, const char *path,
+                                const mqss_metrics_record *record);
+
+/// Returns 1 when the `len` bytes at `line` (a trailing newline allowed) are
+/// a complete metrics line whose checksum matches, 0 when the line is torn,
+/// edited or not a metrics line.
+int mqss_metrics_line_check(const char *line, size_t len);
 
 // @@policy (policy network and inference declarations go above this line)
 

@@ -232,14 +232,10 @@ void eval_inputs_free(eval_inputs *in) {
 const char *eval_default_baselines_path(void) {
   if (access("data/baselines.yaml", R_OK) == 0)
     return "data/baselines.yaml";
-  // This file is <root>/src/eval/eval_input.c.
   static char path[4096];
-  if (!path[0]) {
-    const char *here = __FILE__;
-    const char *cut = strstr(here, "src/eval/eval_input.c");
-    size_t root = cut ? (size_t)(cut - here) : 0;
-    snprintf(path, sizeof path, "%.*sdata/baselines.yaml", (int)root, here);
-  }
+  if (!path[0])
+    source_tree_path(path, sizeof path, __FILE__, "src/eval/eval_input.c",
+                     "data/baselines.yaml");
   return path;
 }
 

@@ -144,6 +144,20 @@ char *mqss_module_to_string(const mqss_module *m) {
   return sb.data;
 }
 
+char *mqss_module_to_string_with_locations(const mqss_module *m) {
+  if (!m)
+    return NULL;
+  strbuf sb = {0};
+  MlirOpPrintingFlags flags = mlirOpPrintingFlagsCreate();
+  mlirOpPrintingFlagsEnableDebugInfo(flags, /*enable=*/true, /*prettyForm=*/false);
+  mlirOperationPrintWithFlags(mlirModuleGetOperation(m->mod), flags,
+                              sb_mlir_callback, &sb);
+  mlirOpPrintingFlagsDestroy(flags);
+  if (!sb.data)
+    sb_append(&sb, "", 0);
+  return sb.data;
+}
+
 static void fnv1a_callback(MlirStringRef s, void *user) {
   uint64_t *h = user;
   for (size_t i = 0; i < s.length; i++) {

@@ -151,6 +151,8 @@ mqss_status mqss_policy_compile_guarded(const mqss_policy *p,
     rc = mqss_policy_fallback_to_baseline(p, module, sel, opts, r);
   else if (rc == MQSS_ERR_CRASHED && r) // isolated, and every retry crashed
     rc = selection_crashed(module, opts, r);
+  if (rc == MQSS_OK && sel)
+    r->budget_hit = mqss_selection_budget_hit(sel);
   if (rc == MQSS_OK && sel && mqss_selection_notes(sel)[0]) {
     size_t len = strlen(r->reason);
     snprintf(r->reason + len, sizeof r->reason - len,

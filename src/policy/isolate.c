@@ -17,7 +17,7 @@ enum { MAX_ATTEMPTS = 5 }; // one selection plus 4 retries after crashes
 
 typedef struct {
   int rc;
-  int n, stopped;
+  int n, stopped, budget_hit;
   double pass_ms;
   char message[1024];
   mqss_decision d[]; // (max_steps) kept decisions, targets NULL
@@ -28,6 +28,7 @@ typedef struct {
   const mqss_module *module;
   const mqss_select_options *opts;
   const badlog *bad;
+  double deadline;
   int trace_fd;
 } job;
 
@@ -35,7 +36,8 @@ static void child(void *user, void *out, size_t size) {
   job *j = user;
   reply *r = out;
   mqss_selection *sel = NULL;
-  r->rc = select_run(j->p, j->module, j->opts, j->bad, j->trace_fd, &sel);
+  r->rc = select_run(j->p, j->module, j->opts, j->bad, j->deadline,
+                     j->trace_fd, &sel);
   if (r->rc != MQSS_OK) {
     snprintf(r->message, sizeof r->message, "%s",
              mqss_errmsg(mqss_module_session(j->module)));
@@ -44,6 +46,7 @@ static void child(void *user, void *out, size_t size) {
   size_t room = (size - sizeof *r) / sizeof r->d[0];
   r->n = sel->n < (int)room ? sel->n : (int)room;
   r->stopped = sel->stopped;
+  r->budget_hit = sel->budget_hit;
   r->pass_ms = sel->pass_ms;
   if (r->n > 0) // sel->d is NULL for an empty selection
     memcpy(r->d, sel->d, sizeof r->d[0] * (size_t)r->n);
@@ -77,7 +80,7 @@ static mqss_selection *culprit(const mqss_catalog *c, int fd) {
 
 mqss_status select_isolated(const mqss_policy *p, const mqss_module *module,
                             const mqss_select_options *opts, badlog *bad,
-                            mqss_selection **out) {
+                            double deadline, mqss_selection **out) {
   mqss_session *s = mqss_module_session(module);
   int max_steps = opts->max_steps > 0 ? opts->max_steps : p->episode_steps;
   size_t size = sizeof(reply) + sizeof(mqss_decision) * (size_t)max_steps;
@@ -97,7 +100,7 @@ mqss_status select_isolated(const mqss_policy *p, const mqss_module *module,
                 strerror(errno));
       break;
     }
-    job j = {p, module, opts, bad, fileno(tf)};
+    job j = {p, module, opts, bad, deadline, fileno(tf)};
     bool replied = false;
     mqss_measure_result death;
     memset(&death, 0, sizeof death);
@@ -116,6 +119,7 @@ mqss_status select_isolated(const mqss_policy *p, const mqss_module *module,
         break;
       }
       sel->stopped = r->stopped;
+      sel->budget_hit = r->budget_hit;
       sel->pass_ms = r->pass_ms;
       sel->notes = notes.data;
       notes.data = NULL;

@@ -67,6 +67,7 @@ struct mqss_selection {
   int stopped;
   double pass_ms;         // time select spent cloning and applying
   char *notes;            // what isolation avoided, owned; NULL = nothing
+  int budget_hit;         // the time budget ended the selection
 };
 
 // Appends a decision; recomputes the pipeline text. Returns MQSS_OK or NOMEM.
@@ -106,13 +107,14 @@ typedef struct {
   int tag; // 'T', 'A' or 'K'
   mqss_decision d;
 } select_trace;
+// `deadline` is a now_ms() time after which no step starts (< 0: none).
 mqss_status select_run(const mqss_policy *p, const mqss_module *module,
                        const mqss_select_options *opts, const badlog *bad,
-                       int trace_fd, mqss_selection **out);
+                       double deadline, int trace_fd, mqss_selection **out);
 // The same in forked children, retrying around crashing steps; adds those
 // to `bad`.
 mqss_status select_isolated(const mqss_policy *p, const mqss_module *module,
                             const mqss_select_options *opts, badlog *bad,
-                            mqss_selection **out);
+                            double deadline, mqss_selection **out);
 
 #endif // MQSS_POLICY_INTERNAL_H

@@ -22,6 +22,7 @@ void mqss_select_options_init(mqss_select_options *o) {
   o->seed = 1;
   o->timeout_ms = 60000;
   o->mem_limit_mb = 4096;
+  o->time_budget_ms = -1;
 }
 
 static void trace(int fd, int tag, const mqss_decision *d) {
@@ -101,6 +102,11 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
     return fail(s, MQSS_ERR_INVALID_ARG, "select: max_steps %d is out of "
                 "range: 1..%d, or 0 for the policy's episode length",
                 opts->max_steps, MQSS_MAX_SELECT_STEPS);
+  if (opts->time_budget_ms < -1)
+    return fail(s, MQSS_ERR_INVALID_ARG, "select: time_budget_ms %d is out "
+                "of range: 0 or more, or -1 for none", opts->time_budget_ms);
+  double deadline = opts->time_budget_ms >= 0
+                        ? now_ms() + opts->time_budget_ms : -1;
   mqss_status lowerable = check_lowerable(module);
   if (lowerable != MQSS_OK)
     return lowerable;
@@ -109,15 +115,16 @@ mqss_status mqss_policy_select(const mqss_policy *p, const mqss_module *module,
       badlog_load(opts->cache_dir, mqss_module_hash(module), &bad) != 0)
     return fail(s, MQSS_ERR_IO, "cannot read '%s/bad_sequences.jsonl'",
                 opts->cache_dir);
-  mqss_status rc = opts->isolate ? select_isolated(p, module, opts, &bad, out)
-                                 : select_run(p, module, opts, &bad, -1, out);
+  mqss_status rc =
+      opts->isolate ? select_isolated(p, module, opts, &bad, deadline, out)
+                    : select_run(p, module, opts, &bad, deadline, -1, out);
   badlog_free(&bad);
   return rc;
 }
 
 mqss_status select_run(const mqss_policy *p, const mqss_module *module,
                        const mqss_select_options *opts, const badlog *bad,
-                       int trace_fd, mqss_selection **out) {
+                       double deadline, int trace_fd, mqss_selection **out) {
   mqss_session *s = mqss_module_session(module);
   int max_steps = opts->max_steps > 0 ? opts->max_steps : p->episode_steps;
   nn_rng rng;
@@ -138,6 +145,10 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
   bool have_hash = false;
   bool same_ir = false; // `cur` is what sc describes (policy_forward)
   for (int step = 0; rc == MQSS_OK && step < max_steps; step++) {
+    if (step > 0 && deadline >= 0 && now_ms() >= deadline) {
+      sel->budget_hit = 1; // the decisions so far are the selection
+      break;
+    }
     memcpy(ban, noop, sizeof ban);
     for (;;) { // retry the step until an action applies (STOP always does)
       mqss_decision d;

@@ -143,6 +143,10 @@ const char *mqss_selection_notes(const mqss_selection *s) {
   return s && s->notes ? s->notes : "";
 }
 
+int mqss_selection_budget_hit(const mqss_selection *s) {
+  return s ? s->budget_hit : 0;
+}
+
 // ----------------------------------------------------------------------------
 // transform library
 

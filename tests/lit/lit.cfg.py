@@ -20,6 +20,8 @@ if config.sanitized:
     config.available_features.add("sanitizer")
 
 config.substitutions.append(("%mqss", os.path.join(config.mqss_bin_dir, "mqss")))
+config.substitutions.append(("%plugin", os.path.join(config.mqss_bin_dir, "libmqss-plugin.so")))
+config.substitutions.append(("%policy", os.path.join(config.mqss_source_dir, "models", "default.safetensors")))
 config.substitutions.append(("%examples", os.path.join(config.mqss_source_dir, "examples")))
 config.substitutions.append(("%runner_libs",
     "/usr/lib/llvm-19/lib/libmlir_runner_utils.so,/usr/lib/llvm-19/lib/libmlir_c_runner_utils.so"))
