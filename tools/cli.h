@@ -83,6 +83,7 @@ typedef struct {
   const char *policy, *catalog, *cache_dir; // NULL = defaults
   int allow_version_mismatch, sample, max_steps, no_isolate;
   uint64_t seed;                            // 0 = default
+  int budget;                // --budget N: any-time selection (0 = pure policy)
 } policy_cli;
 // Consumes a shared option at argv[*i]: 1 consumed, 0 not, -1 error printed.
 int policy_cli_option(policy_cli *o, int argc, char **argv, int *i);

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 // ----------------------------------------------------------------------------
 // shared by select, compile and explain
@@ -34,6 +35,17 @@ int policy_cli_option(policy_cli *o, int argc, char **argv, int *i) {
     return 1;
   } else if (!strcmp(f, "--no-isolate")) {
     o->no_isolate = 1;
+    return 1;
+  } else if (!strcmp(f, "--budget")) {
+    if (!has)
+      return cli_error("%s needs a value", f), -1;
+    char *end;
+    errno = 0;
+    long v = strtol(argv[++*i], &end, 10);
+    if (*end || errno || v < 0 || v > 1000)
+      return cli_error("--budget: '%s' is not an integer in [0, 1000]",
+                       argv[*i]), -1;
+    o->budget = (int)v;
     return 1;
   } else if (!strcmp(f, "--seed") || !strcmp(f, "--max-steps")) {
     if (!has)
@@ -199,9 +211,22 @@ int cmd_select(int argc, char **argv) {
   if (!rc) {
     mqss_select_options so;
     policy_cli_select_options(&o, &so);
-    if (mqss_policy_select(p, m, &so, &sel) != MQSS_OK) {
+    mqss_budget_options bo;
+    mqss_budget_options_init(&bo);
+    bo.budget = o.budget;
+    char cache[4096];
+    if (o.cache_dir && o.budget > 0) {
+      mkdir(o.cache_dir, 0777); // an error shows when the cache opens
+      snprintf(cache, sizeof cache, "%s/measure.sqlite", o.cache_dir);
+      bo.measure.cache_path = cache;
+    }
+    mqss_budget_report br;
+    if (mqss_policy_select_budget(p, m, &so, &bo, &sel, &br) != MQSS_OK) {
       rc = cli_error("select: %s", mqss_errmsg(s));
     } else {
+      if (o.budget > 0)
+        fprintf(stderr, "select: budget %d: %d measured, %d failed; %s\n",
+                o.budget, br.measured, br.failed, br.reason);
       policy_cli_print_notes(sel);
       if (json)
         print_json(p, sel);
