@@ -8,6 +8,7 @@
 #include "policy/policy.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 void mqss_budget_options_init(mqss_budget_options *o) {
@@ -134,8 +135,12 @@ mqss_status mqss_policy_select_budget(const mqss_policy *p, mqss_module *m,
   else
     mqss_select_options_init(&so);
   int n = mqss_selection_count(own);
-  mqss_decision prior[MQSS_MAX_SELECT_STEPS];
-  for (int i = 0; i < n && i < MQSS_MAX_SELECT_STEPS; i++)
+  mqss_decision *prior = calloc((size_t)(n > 0 ? n : 1), sizeof *prior);
+  if (!prior) {
+    mqss_selection_destroy(own);
+    return fail(s, MQSS_ERR_NOMEM, "select: out of memory");
+  }
+  for (int i = 0; i < n; i++)
     prior[i] = *mqss_selection_decision(own, i);
   mqss_search_options so2;
   mqss_search_options_init(&so2);
@@ -171,6 +176,7 @@ mqss_status mqss_policy_select_budget(const mqss_policy *p, mqss_module *m,
     st = MQSS_OK;
   }
   mqss_search_result_free(&sr);
+  free(prior);
   if (st != MQSS_OK) {
     mqss_selection_destroy(own);
     return st;

@@ -406,7 +406,6 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
   const train_config *cfg = o->cfg;
   expit x = {.s = s, .o = o, .cfg = cfg, .setup = setup,
              .ec = train_setup_episodes(setup)};
-  nn_rng_seed(&x.rng, (uint64_t)cfg->seed * 0x9e3779b97f4a7c15ULL + 7);
   expit_result r = {0};
   mqss_status st = MQSS_OK;
   if (mkdir(o->log_dir, 0777) != 0 && errno != EEXIST)
@@ -440,8 +439,6 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
     r.env_steps = cs.env_steps;
   }
   r.resumed_at = start;
-  for (int k = 0; k < start; k++) // the rounds' RNG draws, as if run now
-    nn_rng_u64(&x.rng);
   for (int round = start; st == MQSS_OK && round < cfg->expit_rounds; round++) {
     snprintf(x.dir, sizeof x.dir, "%s/round_%d", o->log_dir, round);
     if (mkdir(x.dir, 0777) != 0 && errno != EEXIST) {
@@ -457,7 +454,8 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
         remove(path);
       }
     }
-    nn_rng_u64(&x.rng);
+    // each round's own stream: a resumed round clones as a straight one
+    nn_rng_seed(&x.rng, (uint64_t)cfg->seed * 0x9e3779b97f4a7c15ULL + 7 + (uint64_t)round);
     if ((st = run_round(&x, round, w, hold, n_hold, &r.env_steps)) != MQSS_OK)
       break;
     r.rounds = round + 1;

@@ -313,6 +313,7 @@ static mqss_status iterate(trainer *tr, int it, double *metrics, bool *stop) {
   metrics[M_EPISODES_PER_S] = ws.episodes / (t_roll > 0 ? t_roll : 1e-9);
   metrics[M_CACHE_HIT] = ws.measured ? (double)ws.cached / ws.measured : NAN;
   metrics[M_ELAPSED] = tr->st.elapsed_s;
+  metrics[M_ANCHOR_KL] = tr->o->anchor ? ps.anchor_kl : NAN; // expert iteration
   return MQSS_OK;
 }
 

@@ -139,6 +139,10 @@ def main():
         check(last < (0.5 if x["round"] == "0" else 1.001) * first,
               f"the cloning loss did not fall in round {x['round']}: {x}")
         check(int(x["modules_searched"]) == 2, f"round {x['round']} searched {x['modules_searched']} modules")
+    if r.returncode == 0:
+        with open(os.path.join(log, "round_0", "metrics.csv")) as f:
+            kl = [float(x["policy/anchor_kl"]) for x in csv.DictReader(f)]
+        check(kl and all(k >= 0 for k in kl), f"PPO logged no anchor KL: {kl}")
     check("round 1: search gain" in r.stderr, f"no per-round progress: {r.stderr[-500:]}")
 
     # 2. the clone reproduces the searched pipelines
