@@ -85,6 +85,7 @@ typedef struct {
   int allow_version_mismatch, sample, max_steps, no_isolate;
   uint64_t seed;                            // 0 = default
   int time_budget_ms;                       // --time-budget-ms + 1; 0 = none
+  int budget;                // --budget N: any-time selection (0 = pure policy)
 } policy_cli;
 // Consumes a shared option at argv[*i]: 1 consumed, 0 not, -1 error printed.
 int policy_cli_option(policy_cli *o, int argc, char **argv, int *i);

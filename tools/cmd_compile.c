@@ -33,6 +33,9 @@ int cmd_compile(int argc, char **argv) {
     else
       file = argv[i];
   }
+  if (o.budget > 0 && !guard)
+    return cli_error("compile: --budget needs --guard (the proposals are "
+                     "measured with the output check)");
   if (!file || !out)
     return cli_error("compile: usage: mqss compile FILE [--policy P] [--guard]"
                      " -o OUT.{mlir,ll,o}");
@@ -51,6 +54,7 @@ int cmd_compile(int argc, char **argv) {
     go.skip_outputs = check.num_skips ? check.skips : NULL;
     go.num_skip_outputs = check.num_skips;
     go.ignore_schedule = check.ignore_schedule;
+    go.budget = o.budget;
     if (o.seed)
       go.seed = o.seed;
     mqss_guard_report r;

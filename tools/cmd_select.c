@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 // ----------------------------------------------------------------------------
 // shared by select, compile and explain
@@ -42,6 +43,13 @@ int policy_cli_option(policy_cli *o, int argc, char **argv, int *i) {
     if (!cli_parse_int(argv[0], f, argv[++*i], 0, 86400000, &ms))
       return -1;
     o->time_budget_ms = (int)ms + 1;
+  } else if (!strcmp(f, "--budget")) {
+    long v;
+    if (!has)
+      return cli_error("%s needs a value", f), -1;
+    if (!cli_parse_int(argv[0], f, argv[++*i], 0, 1000, &v))
+      return -1;
+    o->budget = (int)v;
     return 1;
   } else if (!strcmp(f, "--seed") || !strcmp(f, "--max-steps")) {
     if (!has)
@@ -212,9 +220,22 @@ int cmd_select(int argc, char **argv) {
   if (!rc) {
     mqss_select_options so;
     policy_cli_select_options(&o, &so);
-    if (mqss_policy_select(p, m, &so, &sel) != MQSS_OK) {
+    mqss_budget_options bo;
+    mqss_budget_options_init(&bo);
+    bo.budget = o.budget;
+    char cache[4096];
+    if (o.cache_dir && o.budget > 0) {
+      mkdir(o.cache_dir, 0777); // an error shows when the cache opens
+      snprintf(cache, sizeof cache, "%s/measure.sqlite", o.cache_dir);
+      bo.measure.cache_path = cache;
+    }
+    mqss_budget_report br;
+    if (mqss_policy_select_budget(p, m, &so, &bo, &sel, &br) != MQSS_OK) {
       rc = cli_error("select: %s", mqss_errmsg(s));
     } else {
+      if (o.budget > 0)
+        fprintf(stderr, "select: budget %d: %d measured, %d failed; %s\n",
+                o.budget, br.measured, br.failed, br.reason);
       policy_cli_print_notes(sel);
       if (json)
         print_json(p, sel);

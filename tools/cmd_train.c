@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "mpi_pool.h"
 #include "plot.h"
+#include "rl/expit.h"
 #include "rl/train.h"
 
 #include <math.h>
@@ -52,6 +53,31 @@ static void git_commit(char *buf, size_t len) {
     snprintf(buf, len, "unknown");
 }
 
+static void on_round(void *ctx, const double *row) {
+  (void)ctx;
+  fprintf(stderr, "round %.0f: search gain %.3fx (%.0f winners of %.0f modules, "
+          "%.0f evaluations), clone loss %.4f, PPO return %+.4f, hold-out "
+          "%.3fx (%.0f failed), %.0f env steps, %.0f s\n", row[E_ROUND],
+          row[E_SEARCH_GAIN], row[E_WINNERS], row[E_SEARCHED], row[E_EVALS],
+          row[E_CLONE_LAST], row[E_PPO_RETURN], row[E_HOLDOUT],
+          row[E_HOLDOUT_FAILED], row[E_ENV_STEPS], row[E_ELAPSED]);
+}
+
+// Expert iteration (expit.rounds > 0): rounds of search, cloning and PPO.
+static int run_expit(mqss_session *s, train_setup *setup, train_options *o,
+                     progress *prog) {
+  prog->quiet = true; // the per-round lines say enough
+  expit_result r;
+  if (expit_run(s, setup, o, on_round, NULL, &r) != MQSS_OK)
+    return cli_error("%s", mqss_errmsg(s));
+  printf("expert iteration: %d rounds (resumed at round %d), %lld environment "
+         "steps\npolicy: %s\nlog: %s/expit.csv\n", r.rounds, r.resumed_at,
+         r.env_steps, r.policy_path, o->log_dir);
+  if (r.rounds > 0 && plot_expit_curves(o->log_dir) == 0)
+    printf("curves: %s/expit.png\n", o->log_dir);
+  return 0;
+}
+
 int cmd_train(int argc, char **argv) {
   const char *config = NULL, *log_dir = NULL;
   bool resume = false, mpi = false, quiet = false;
@@ -92,7 +118,7 @@ int cmd_train(int argc, char **argv) {
   const char *crash = getenv("MQSS_TRAIN_CRASH_EVERY"); // fault-injection tests
   progress prog = {cfg.iterations, isatty(2), quiet || rank != 0};
   train_options o = {&cfg, config, log_dir, resume, stop_after, commit,
-                     crash ? atoi(crash) : 0, on_iteration, &prog, NULL};
+                     crash ? atoi(crash) : 0, on_iteration, &prog, NULL, NULL, 0};
   train_setup *setup = NULL;
   if (config && train_config_load(s, config, &cfg) != MQSS_OK) {
     rc = cli_error("%s", mqss_errmsg(s));
@@ -107,6 +133,14 @@ int cmd_train(int argc, char **argv) {
     pool_options po = {1, cfg.pin_workers, train_task_timeout_ms(&cfg),
                        CHILD_DEFAULT_MEM_MB};
     mpi_worker_serve(&po, episode_run, train_setup_episodes(setup), rank);
+    goto out;
+  }
+  if (cfg.expit_rounds > 0) {
+    if (mpi) {
+      rc = cli_error("train: expert iteration (expit.rounds) runs without --mpi");
+      goto out;
+    }
+    rc = run_expit(s, setup, &o, &prog);
     goto out;
   }
   pool_backend remote;

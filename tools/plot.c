@@ -22,7 +22,17 @@ static const struct panel {
     {"throughput (steps/s)", {"perf/steps_per_s"}},
 };
 
-int plot_training_curves(const char *logdir) {
+static const struct panel expit_panels[] = {
+    {"search gain (geomean confirmed speedup)", {"search_gain"}},
+    {"cloning loss", {"clone_loss"}},
+    {"PPO episodic return", {"ppo_return"}},
+    {"hold-out speedup over the reference", {"holdout_speedup"}},
+};
+
+// Draws `n` panels in a rows x cols grid from LOGDIR/CSV against column x.
+static int draw(const char *logdir, const char *csv, const char *png,
+                const char *x, const char *xlabel, const struct panel *panels,
+                size_t n, int rows, int cols) {
   char cmd[4200];
   snprintf(cmd, sizeof cmd, "gnuplot 2>'%s/gnuplot.err'", logdir);
   FILE *gp = popen(cmd, "w");
@@ -30,27 +40,37 @@ int plot_training_curves(const char *logdir) {
     return cli_error("cannot run gnuplot; install gnuplot-nox (scripts/install-deps.sh)");
   fprintf(gp,
           "set terminal pngcairo size 1500,900 noenhanced\n"
-          "set output '%s/curves.png'\n"
+          "set output '%s/%s'\n"
           "set datafile separator ','\n"
           "set datafile missing 'nan'\n"
           "set key noenhanced\n"
           "set grid\n"
-          "set xlabel 'environment steps'\n"
-          "set multiplot layout 2,3 title 'MQSS-Selector training: %s'\n",
-          logdir, logdir);
-  for (size_t i = 0; i < sizeof panels / sizeof panels[0]; i++) {
+          "set xlabel '%s'\n"
+          "set multiplot layout %d,%d title 'MQSS-Selector training: %s'\n",
+          logdir, png, xlabel, rows, cols, logdir);
+  for (size_t i = 0; i < n; i++) {
     fprintf(gp, "set title '%s'\nplot ", panels[i].title);
     for (int c = 0; c < 3 && panels[i].columns[c]; c++)
       fprintf(gp,
-              "%s'%s/metrics.csv' using 'env_steps':'%s' with linespoints "
-              "title '%s'",
-              c ? ", " : "", logdir, panels[i].columns[c], panels[i].columns[c]);
+              "%s'%s/%s' using '%s':'%s' with linespoints title '%s'",
+              c ? ", " : "", logdir, csv, x, panels[i].columns[c],
+              panels[i].columns[c]);
     fputc('\n', gp);
   }
   fputs("unset multiplot\n", gp);
   int status = pclose(gp);
   if (status != 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-    return cli_error("gnuplot failed drawing '%s/curves.png'; see %s/gnuplot.err",
-                     logdir, logdir);
+    return cli_error("gnuplot failed drawing '%s/%s'; see %s/gnuplot.err",
+                     logdir, png, logdir);
   return 0;
+}
+
+int plot_training_curves(const char *logdir) {
+  return draw(logdir, "metrics.csv", "curves.png", "env_steps",
+              "environment steps", panels, sizeof panels / sizeof panels[0], 2, 3);
+}
+
+int plot_expit_curves(const char *logdir) {
+  return draw(logdir, "expit.csv", "expit.png", "round", "round", expit_panels,
+              sizeof expit_panels / sizeof expit_panels[0], 2, 2);
 }

@@ -7,4 +7,8 @@
 // returns 1 (gnuplot missing, no data, gnuplot error).
 int plot_training_curves(const char *logdir);
 
+// Writes LOGDIR/expit.png (search gain, cloning loss, PPO return, hold-out
+// speedup per round) from LOGDIR/expit.csv. Same return as above.
+int plot_expit_curves(const char *logdir);
+
 #endif // MQSS_TOOLS_PLOT_H

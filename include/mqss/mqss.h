@@ -1147,6 +1147,10 @@ typedef struct {
   const char *const *skip_outputs;
   int num_skip_outputs;  ///< length of skip_outputs
   int ignore_schedule;   ///< as mqss_measure_options.ignore_schedule
+  /// mqss_policy_compile_guarded(): > 0 selects with
+  /// mqss_policy_select_budget() and this budget (proposals measured with
+  /// warmup 1, repeat 5, the cache of cache_dir); 0 = the pure policy (default)
+  int budget;
 } mqss_guard_options;
 
 /// Fills `opts` with the defaults documented on each field.
@@ -1225,9 +1229,19 @@ mqss_status mqss_policy_explain(const mqss_policy *policy,
 ///    (even when it is no faster: enabling passes pay off later) until the
 ///    budget or max_len runs out or a step has no correct candidate. The
 ///    best is the fastest candidate that beats the previous best by min_gain.
-typedef enum { MQSS_SEARCH_RANDOM = 0, MQSS_SEARCH_GREEDY = 1 } mqss_search_method;
+///  - POLICY: policy-guided (needs mqss_search_options.policy): first the
+///    `prior` sequence, then up to `proposals` distinct proposals of the
+///    policy (its greedy choice, then sampled selections); with `explore`,
+///    the rest of the budget goes half to greedy steps from the best sequence
+///    so far and half to random sequences. Used by expert iteration and by
+///    mqss_policy_select_budget().
+typedef enum {
+  MQSS_SEARCH_RANDOM = 0,
+  MQSS_SEARCH_GREEDY = 1,
+  MQSS_SEARCH_POLICY = 2,
+} mqss_search_method;
 
-/// Returns "random" or "greedy" ("unknown" otherwise). Static storage.
+/// Returns "random", "greedy" or "policy" ("unknown" otherwise). Static storage.
 const char *mqss_search_method_name(mqss_search_method method);
 
 /// One evaluation: one candidate pipeline passed to mqss_measure(). Every
@@ -1243,6 +1257,9 @@ typedef struct {
   double elapsed_ms;          ///< wall time since the search started, at the end
   double best_run_ms;         ///< best accepted run time after this evaluation
   int best_index;             ///< index of the best accepted evaluation after it
+  /// (n_decisions) the candidate's decisions (owned by the result; NULL
+  /// when n_decisions is 0). Replaying them gives `pipeline`.
+  mqss_decision *decisions;
 } mqss_search_eval;
 
 /// Called after each evaluation (for progress output), in order. The
@@ -1263,6 +1280,14 @@ typedef struct {
   void *progress_user;          ///< passed to progress
   int confirm_top;              ///< candidates re-measured by the confirmation, the
                                 ///< fastest first (default 3, 0..MQSS_SEARCH_CONFIRM_MAX)
+  const mqss_policy *policy;    ///< POLICY: the guiding policy (borrowed; its
+                                ///< catalog must be `catalog`); NULL otherwise
+  int proposals;                ///< POLICY: distinct policy proposals at most (default 8)
+  int explore;                  ///< POLICY: nonzero: spend the budget left after the
+                                ///< proposals on greedy and random steps (default 1)
+  const mqss_decision *prior;   ///< POLICY: a sequence measured first (e.g. an
+                                ///< earlier winner), borrowed; NULL = none
+  int n_prior;                  ///< length of prior
 } mqss_search_options;
 
 /// Fills `opts` with the defaults documented on each field (measure: the
@@ -1417,6 +1442,56 @@ mqss_status mqss_metrics_append(mqss_session *session, const char *path,
 /// a complete metrics line whose checksum matches, 0 when the line is torn,
 /// edited or not a metrics line.
 int mqss_metrics_line_check(const char *line, size_t len);
+/// Options of mqss_policy_select_budget() (any-time selection). Initialise
+/// with mqss_budget_options_init().
+typedef struct {
+  int budget;                   ///< distinct proposals measured besides the policy's
+                                ///< own choice; 0 = the pure policy (default 0)
+  double min_gain;              ///< relative gain a proposal must clear (default 0.02)
+  int confirm_pairs;            ///< A/B pairs of the confirmation (default 20, >= 1)
+  mqss_measure_options measure; ///< settings of every measurement (.pipeline is
+                                ///< ignored; the output check stays on)
+} mqss_budget_options;
+
+/// Fills `opts` with the defaults documented on each field (measure: those
+/// of mqss_measure_options_init(), with warmup 1 and repeat 5).
+void mqss_budget_options_init(mqss_budget_options *opts);
+
+/// What mqss_policy_select_budget() did. Plain data.
+typedef struct {
+  int measured;           ///< candidates measured (cache hits included), the
+                          ///< reference and the policy's own choice included
+  int failed;             ///< of those, not OK (crash, wrong output, ...)
+  int policy_ok;          ///< nonzero: the policy's own choice passed its output check
+  int kept;               ///< 0 = the policy's own choice, 1 = another proposal,
+                          ///< 2 = no passes (the own choice failed; nothing confirmed)
+  double speedup, lo, hi; ///< kept == 1: its Hodges-Lehmann speedup over the policy's
+                          ///< choice (over the reference when that failed), and
+                          ///< the interval; 1 otherwise
+  char reason[1024];      ///< one line: why that selection
+} mqss_budget_report;
+
+/// Any-time selection (`mqss select --budget N`). With opts->budget == 0 it
+/// is exactly mqss_policy_select(). Otherwise it runs the policy-guided
+/// search (MQSS_SEARCH_POLICY, no exploration): the policy's own choice,
+/// then up to `budget` distinct sampled proposals (seeds sel_opts->seed+1,
+/// ...), each measured in the sandbox with the output check. A proposal other
+/// than the own choice is kept only when re-measurement confirms it: its
+/// speedup interval over the reference clears 1 + min_gain, and (when the own
+/// choice passed its check) so does its interval over the own choice.
+/// Otherwise the own choice is kept, or, when that failed its check, the
+/// empty selection (the finisher alone). So with budget > 0 the result never
+/// is a pipeline whose output check failed, except when the module cannot be
+/// measured at all (no pipeline measures OK, e.g. no drivable entry): then
+/// the own choice stands and the reason says why. `sel_opts` and `report` may be
+/// NULL; `opts` NULL means budget 0. Destroy `*out` with
+/// mqss_selection_destroy(). The session must have no other threads (it forks).
+mqss_status mqss_policy_select_budget(const mqss_policy *policy,
+                                      mqss_module *module,
+                                      const mqss_select_options *sel_opts,
+                                      const mqss_budget_options *opts,
+                                      mqss_selection **out,
+                                      mqss_budget_report *report);
 
 // @@policy (policy network and inference declarations go above this line)
 

@@ -21,6 +21,8 @@ const char *mqss_search_method_name(mqss_search_method m) {
     return "random";
   case MQSS_SEARCH_GREEDY:
     return "greedy";
+  case MQSS_SEARCH_POLICY:
+    return "policy";
   }
   return "unknown";
 }
@@ -36,14 +38,18 @@ void mqss_search_options_init(mqss_search_options *o) {
   o->min_gain = 0.02;
   o->confirm_pairs = 20;
   o->confirm_top = 3;
+  o->proposals = 8;
+  o->explore = 1;
   mqss_measure_options_init(&o->measure);
 }
 
 void mqss_search_result_free(mqss_search_result *r) {
   if (!r)
     return;
-  for (int i = 0; i < r->n_trace; i++)
+  for (int i = 0; i < r->n_trace; i++) {
     free(r->trace[i].pipeline);
+    free(r->trace[i].decisions);
+  }
   free(r->trace);
   free(r->best_pipeline);
   free(r->winner_pipeline);
@@ -105,15 +111,31 @@ char *search_join(const mqss_catalog *cat, const mqss_decision *d, int n) {
 // evaluations
 
 bool search_budget_left(const search_ctx *c) {
-  return c->out->n_trace < c->opts->budget;
+  return c->out->n_trace < c->opts->budget &&
+         (c->stop_at <= 0 || c->out->n_trace < c->stop_at);
 }
 
 bool search_better(const search_ctx *c, double cand, double best) {
   return cand > 0 && cand < best * (1.0 - c->opts->min_gain);
 }
 
-mqss_status search_eval(search_ctx *c, const char *pipeline, int n_decisions,
-                        int *index) {
+bool search_seen(const search_ctx *c, const char *pipeline) {
+  for (int i = 0; i < c->out->n_trace; i++)
+    if (!strcmp(c->out->trace[i].pipeline, pipeline))
+      return true;
+  return false;
+}
+
+void search_offer_best(search_ctx *c, int index) {
+  const mqss_search_eval *e = &c->out->trace[index];
+  if (e->status == MQSS_MEASURE_OK &&
+      search_better(c, e->run_ms, c->out->reference_run_ms) &&
+      (c->out->best_index == 0 || e->run_ms < c->out->best_run_ms))
+    search_set_best(c, index);
+}
+
+mqss_status search_eval(search_ctx *c, const char *pipeline,
+                        const mqss_decision *d, int n_decisions, int *index) {
   mqss_search_result *out = c->out;
   if (out->n_trace == c->cap_trace) {
     int cap = c->cap_trace ? 2 * c->cap_trace : 64;
@@ -126,9 +148,15 @@ mqss_status search_eval(search_ctx *c, const char *pipeline, int n_decisions,
   }
   mqss_search_eval *e = &out->trace[out->n_trace];
   memset(e, 0, sizeof *e);
-  if (!(e->pipeline = strdup(pipeline ? pipeline : "")))
+  if (!(e->pipeline = strdup(pipeline ? pipeline : "")) ||
+      (n_decisions > 0 &&
+       !(e->decisions = malloc((size_t)n_decisions * sizeof *d)))) {
+    free(e->pipeline);
     return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
                 "search: out of memory");
+  }
+  if (n_decisions > 0)
+    memcpy(e->decisions, d, (size_t)n_decisions * sizeof *d);
   e->index = out->n_trace++;
   e->n_decisions = n_decisions;
   mqss_measure_options mo = c->opts->measure;
@@ -138,6 +166,7 @@ mqss_status search_eval(search_ctx *c, const char *pipeline, int n_decisions,
   if (st != MQSS_OK) {
     out->n_trace--;
     free(e->pipeline);
+    free(e->decisions);
     return st;
   }
   snprintf(c->last_message, sizeof c->last_message, "%s", r.message);
@@ -179,9 +208,17 @@ void search_eval_done(search_ctx *c, int index) {
 // entry point
 
 static mqss_status check_options(mqss_session *s, const mqss_search_options *o) {
-  if (o->method != MQSS_SEARCH_RANDOM && o->method != MQSS_SEARCH_GREEDY)
+  if (o->method != MQSS_SEARCH_RANDOM && o->method != MQSS_SEARCH_GREEDY &&
+      o->method != MQSS_SEARCH_POLICY)
     return fail(s, MQSS_ERR_INVALID_ARG, "search: unknown method %d",
                 (int)o->method);
+  if (o->method == MQSS_SEARCH_POLICY && !o->policy)
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "search: the policy method needs a policy (options.policy)");
+  if (o->proposals < 0 || o->n_prior < 0 || (o->n_prior > 0 && !o->prior))
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "search: proposals and n_prior must be >= 0, and prior set "
+                "when n_prior is");
   if (o->budget < 1)
     return fail(s, MQSS_ERR_INVALID_ARG,
                 "search: budget must be at least 1 (got %d)", o->budget);
@@ -308,7 +345,7 @@ mqss_status mqss_search(mqss_module *module, const mqss_catalog *catalog,
                   .out = out, .t0_ms = now_ms()};
   out->method = opts->method;
   int idx;
-  if ((st = search_eval(&c, "", 0, &idx)) != MQSS_OK)
+  if ((st = search_eval(&c, "", NULL, 0, &idx)) != MQSS_OK)
     goto done;
   const mqss_search_eval *ref = &out->trace[0];
   if (ref->status != MQSS_MEASURE_OK) {
@@ -323,8 +360,9 @@ mqss_status mqss_search(mqss_module *module, const mqss_catalog *catalog,
   out->reference_run_ms = ref->run_ms;
   search_set_best(&c, 0);
   search_eval_done(&c, 0);
-  st = opts->method == MQSS_SEARCH_RANDOM ? search_random(&c)
-                                          : search_greedy(&c);
+  st = opts->method == MQSS_SEARCH_RANDOM   ? search_random(&c)
+       : opts->method == MQSS_SEARCH_GREEDY ? search_greedy(&c)
+                                            : search_policy(&c);
   if (st != MQSS_OK)
     goto done;
   out->search_ms = now_ms() - c.t0_ms;

@@ -35,17 +35,22 @@ typedef struct {
   int cap_trace;
   double t0_ms;                  // monotonic clock at the start
   char last_message[1024];       // message of the last measurement
+  int stop_at;                   // > 0: also stop once the trace is this long
 } search_ctx;
 
 // True while another evaluation fits in the budget.
 bool search_budget_left(const search_ctx *c);
 
 // Measures `pipeline` ("" = empty) on the original module as the next
-// evaluation and appends it to the trace (status, cached, failure counts).
-// Stores its index in *index. Returns MQSS_OK, or the harness error of
-// mqss_measure (session message set) or MQSS_ERR_NOMEM.
-mqss_status search_eval(search_ctx *c, const char *pipeline, int n_decisions,
-                        int *index);
+// evaluation and appends it to the trace (status, cached, failure counts),
+// with a copy of its decisions d[0..n_decisions). Stores its index in
+// *index. Returns MQSS_OK, or the harness error of mqss_measure (session
+// message set) or MQSS_ERR_NOMEM.
+mqss_status search_eval(search_ctx *c, const char *pipeline,
+                        const mqss_decision *d, int n_decisions, int *index);
+
+// True when `pipeline` was evaluated already.
+bool search_seen(const search_ctx *c, const char *pipeline);
 
 // Makes evaluation `index` (which must be OK) the best.
 void search_set_best(search_ctx *c, int index);
@@ -67,5 +72,18 @@ char *search_join(const mqss_catalog *catalog, const mqss_decision *d, int n);
 // evaluation 0 (the empty pipeline) has been run and is the best.
 mqss_status search_random(search_ctx *c);
 mqss_status search_greedy(search_ctx *c);
+mqss_status search_policy(search_ctx *c);
+
+// Building blocks of the policy-guided search. search_random_until runs
+// random sequences while the trace is shorter than `stop_at` (and the budget
+// lasts), drawing from `seed`. search_greedy_from runs greedy steps from the
+// sequence start[0..n) while the trace is shorter than `stop_at`.
+mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at);
+mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
+                               int n, int stop_at);
+
+// Offers evaluation `index` as the best: it becomes the best when it is
+// correct, beats the reference by min_gain and is the fastest so far.
+void search_offer_best(search_ctx *c, int index);
 
 #endif // MQSS_EVAL_SEARCH_H

@@ -83,7 +83,7 @@ static mqss_status step(search_ctx *c, const mqss_module *cur,
       }
       seen[n_seen++] = text;
       int idx;
-      if ((st = search_eval(c, text, len + 1, &idx)) != MQSS_OK)
+      if ((st = search_eval(c, text, seq, len + 1, &idx)) != MQSS_OK)
         break;
       const mqss_search_eval *e = &c->out->trace[idx];
       if (e->status == MQSS_MEASURE_OK &&
@@ -105,17 +105,27 @@ done:
 // ----------------------------------------------------------------------------
 // the search
 
-mqss_status search_greedy(search_ctx *c) {
+mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
+                               int n, int stop_at) {
   int max_len = c->opts->max_len;
   mqss_decision *seq = calloc((size_t)max_len, sizeof *seq); // (max_len)
   mqss_module *cur = mqss_module_clone(c->module);
   mqss_status st = MQSS_OK;
+  int saved = c->stop_at;
+  c->stop_at = stop_at;
   if (!seq || !cur) {
     st = fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
               "search: out of memory");
     goto done;
   }
-  for (int len = 0; len < max_len && search_budget_left(c); len++) {
+  if (n > max_len)
+    n = max_len;
+  for (int i = 0; i < n; i++) { // the start has been measured: it applies
+    seq[i] = start[i];
+    if (mqss_decision_apply(cur, c->catalog, &seq[i]) != MQSS_OK)
+      goto done;
+  }
+  for (int len = n; len < max_len && search_budget_left(c); len++) {
     int best_idx;
     mqss_decision best_d;
     if ((st = step(c, cur, seq, len, &best_idx, &best_d)) != MQSS_OK)
@@ -134,7 +144,12 @@ mqss_status search_greedy(search_ctx *c) {
       break; // cannot follow the IR further; the best stands
   }
 done:
+  c->stop_at = saved;
   mqss_module_destroy(cur);
   free(seq);
   return st;
+}
+
+mqss_status search_greedy(search_ctx *c) {
+  return search_greedy_from(c, NULL, 0, 0);
 }

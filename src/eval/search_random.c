@@ -162,14 +162,15 @@ static mqss_status sample(search_ctx *c, search_rng *rng, mqss_decision *d,
 // ----------------------------------------------------------------------------
 // the search
 
-mqss_status search_random(search_ctx *c) {
-  search_rng rng = {.s = c->opts->seed};
+mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at) {
+  search_rng rng = {.s = seed};
   mqss_decision *d = calloc((size_t)c->opts->max_len, sizeof *d);
   if (!d)
     return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
                 "search: out of memory");
   mqss_status st = MQSS_OK;
-  mqss_search_result *out = c->out;
+  int saved = c->stop_at;
+  c->stop_at = stop_at;
   while (search_budget_left(c)) {
     int n = 0, idx;
     if ((st = sample(c, &rng, d, &n)) != MQSS_OK)
@@ -180,19 +181,20 @@ mqss_status search_random(search_ctx *c) {
                 "search: cannot format a candidate pipeline");
       break;
     }
-    st = search_eval(c, text, n, &idx);
+    st = search_eval(c, text, d, n, &idx);
     free(text);
     if (st != MQSS_OK)
       break;
-    const mqss_search_eval *e = &out->trace[idx];
     // The best is the fastest correct candidate, once one beats the
     // reference by more than min_gain.
-    if (e->status == MQSS_MEASURE_OK &&
-        search_better(c, e->run_ms, out->reference_run_ms) &&
-        (out->best_index == 0 || e->run_ms < out->best_run_ms))
-      search_set_best(c, idx);
+    search_offer_best(c, idx);
     search_eval_done(c, idx);
   }
+  c->stop_at = saved;
   free(d);
   return st;
+}
+
+mqss_status search_random(search_ctx *c) {
+  return search_random_until(c, c->opts->seed, 0);
 }

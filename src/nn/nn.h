@@ -291,6 +291,7 @@ typedef struct {
   float clip_eps;  // PPO ratio clip, e.g. 0.2
   float vf_coef;   // value-loss weight, e.g. 0.5
   float ent_coef;  // entropy bonus weight, e.g. 0.01
+  float kl_coef;   // weight of the anchor term KL(anchor || pi) (0 = off)
 } nn_ppo_config;
 
 typedef struct {
@@ -299,15 +300,25 @@ typedef struct {
   const float *logp_old; // (B) log-prob under the rollout policy
   const float *adv;      // (B) advantages
   const float *ret;      // (B) returns (value targets)
+  // The anchor policy on the same batch (expert iteration: the clone of the
+  // searched pipelines), read when kl_coef > 0: its log-probabilities
+  // (B, A+1), parameter means (B, P) and log-stds (P).
+  const float *anchor_logp, *anchor_mu, *anchor_log_std;
 } nn_ppo_batch;
 
 typedef struct {
   float loss, policy_loss, value_loss, entropy, approx_kl, clip_frac;
+  float anchor_kl; // mean KL(anchor || pi) (0 when there is no anchor)
 } nn_ppo_stats;
 
 // Runs the network forward and computes the PPO loss
 //   L = mean_b[-min(r A, clip(r, 1-eps, 1+eps) A)] + vf * mean_b[0.5 (V-R)^2]
-//       - ent * mean_b[H],   r = exp(logp - logp_old).
+//       - ent * mean_b[H] + kl * mean_b[KL_b],   r = exp(logp - logp_old),
+// where, with an anchor, KL_b = KL(anchor || pi) of the discrete choice plus
+// that of the Gaussians of the taken action's parameter slots:
+//   sum_j pa_j (log pa_j - log p_j)
+//   + sum_k [log(s_k / sa_k) + (sa_k^2 + (mua_k - mu_k)^2) / (2 s_k^2) - 1/2].
+// It is 0 exactly when pi equals the anchor on the batch.
 // Returns L; stats may be NULL.
 float nn_ppo_forward(const nn_model *m, nn_acts *a, const nn_batch *in,
                      const nn_ppo_batch *t, const nn_ppo_config *c,

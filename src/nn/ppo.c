@@ -43,6 +43,51 @@ int nn_act(const nn_model *m, const nn_acts *a, int b, nn_rng *rng, float *u) {
 }
 
 // ----------------------------------------------------------------------------
+// the anchor term KL(anchor || pi) (see nn.h)
+
+static double anchor_kl_forward(const nn_model *m, const nn_acts *a,
+                                const nn_ppo_batch *t, int B) {
+  int A1 = m->cfg.n_actions + 1, P = m->P;
+  double kl = 0.0;
+  for (int b = 0; b < B; b++) {
+    const float *l = a->logp + (size_t)b * A1, *la = t->anchor_logp + (size_t)b * A1;
+    for (int j = 0; j < A1; j++)
+      if (la[j] != -INFINITY && l[j] != -INFINITY)
+        kl += expf(la[j]) * (la[j] - l[j]);
+    int act = t->action[b];
+    for (int k = m->param_off[act]; k < m->param_off[act + 1]; k++) {
+      float ls = m->params.log_std[k], lsa = t->anchor_log_std[k];
+      float d = t->anchor_mu[(size_t)b * P + k] - a->mu[(size_t)b * P + k];
+      kl += ls - lsa + (expf(2 * lsa) + d * d) / (2 * expf(2 * ls)) - 0.5f;
+    }
+  }
+  return kl;
+}
+
+// Accumulates kl_coef * inv * dKL into dlogp (log-softmax outputs), dmu and
+// the log-std gradients. In the forward pass this was
+//   KL = sum_j pa_j (la_j - l_j) + sum_k [ls_k - lsa_k + (sa^2 + d^2) / (2 s^2) - 1/2]
+// with d = mua - mu, so dKL/dl_j = -pa_j, dKL/dmu_k = -d / s^2 and
+// dKL/dls_k = 1 - (sa^2 + d^2) / s^2.
+static void anchor_kl_backward(nn_model *m, nn_acts *a, const nn_ppo_batch *t,
+                               int B, float scale) {
+  int A1 = m->cfg.n_actions + 1, P = m->P;
+  for (int b = 0; b < B; b++) {
+    const float *l = a->logp + (size_t)b * A1, *la = t->anchor_logp + (size_t)b * A1;
+    for (int j = 0; j < A1; j++)
+      if (la[j] != -INFINITY && l[j] != -INFINITY)
+        a->dlogp[(size_t)b * A1 + j] -= scale * expf(la[j]);
+    int act = t->action[b];
+    for (int k = m->param_off[act]; k < m->param_off[act + 1]; k++) {
+      float s2 = expf(2 * m->params.log_std[k]), sa2 = expf(2 * t->anchor_log_std[k]);
+      float d = t->anchor_mu[(size_t)b * P + k] - a->mu[(size_t)b * P + k];
+      a->dmu[(size_t)b * P + k] += scale * -d / s2;
+      m->grads.log_std[k] += scale * (1.0f - (sa2 + d * d) / s2);
+    }
+  }
+}
+
+// ----------------------------------------------------------------------------
 // PPO loss
 
 float nn_ppo_forward(const nn_model *m, nn_acts *a, const nn_batch *in,
@@ -67,8 +112,11 @@ float nn_ppo_forward(const nn_model *m, nn_acts *a, const nn_batch *in,
     clipped += fabsf(r - 1.0f) > c->clip_eps;
   }
   float inv = B > 0 ? 1.0f / (float)B : 0.0f;
-  float loss = (float)(pol * inv + c->vf_coef * val * inv - c->ent_coef * ent * inv);
+  double akl = c->kl_coef > 0 && t->anchor_logp ? anchor_kl_forward(m, a, t, B) * inv : 0.0;
+  float loss = (float)(pol * inv + c->vf_coef * val * inv - c->ent_coef * ent * inv +
+                       c->kl_coef * akl);
   if (stats) {
+    stats->anchor_kl = (float)akl;
     stats->loss = loss;
     stats->policy_loss = (float)(pol * inv);
     stats->value_loss = (float)(val * inv);
@@ -97,6 +145,8 @@ void nn_ppo_backward(nn_model *m, nn_acts *a, const nn_batch *in,
                           a->ppo_dent, a->logp, in->mask, a->mu,
                           m->params.log_std, t->action, t->u, m->param_off,
                           in->B, m->cfg.n_actions + 1, m->P);
+  if (c->kl_coef > 0 && t->anchor_logp)
+    anchor_kl_backward(m, a, t, B, c->kl_coef * inv);
   nn_backward(m, a, in);
 }
 

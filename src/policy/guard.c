@@ -131,6 +131,34 @@ static mqss_status selection_crashed(mqss_module *module,
   return MQSS_OK;
 }
 
+// Any-time selection's settings from the guard's: its seed, limits, check
+// and cache (cache_dir/measure.sqlite, created when needed, its path in
+// `cache`, which bo borrows).
+static mqss_status guard_budget_options(mqss_module *module,
+                                        const mqss_guard_options *o,
+                                        char *cache, size_t cache_len,
+                                        mqss_budget_options *bo) {
+  mqss_budget_options_init(bo);
+  bo->budget = o->budget;
+  bo->measure.seed = o->seed;
+  bo->measure.timeout_ms = o->timeout_ms;
+  bo->measure.mem_limit_mb = o->mem_limit_mb;
+  bo->measure.rtol = o->rtol;
+  bo->measure.atol = o->atol;
+  bo->measure.skip_outputs = o->skip_outputs;
+  bo->measure.num_skip_outputs = o->num_skip_outputs;
+  bo->measure.ignore_schedule = o->ignore_schedule;
+  if (o->cache_dir) {
+    if (mkdir(o->cache_dir, 0777) != 0 && errno != EEXIST)
+      return fail(mqss_module_session(module), MQSS_ERR_IO,
+                  "cannot create cache directory '%s': %s", o->cache_dir,
+                  strerror(errno));
+    snprintf(cache, cache_len, "%s/measure.sqlite", o->cache_dir);
+    bo->measure.cache_path = cache;
+  }
+  return MQSS_OK;
+}
+
 mqss_status mqss_policy_compile_guarded(const mqss_policy *p,
                                         mqss_module *module,
                                         const mqss_select_options *sel_opts,
@@ -146,13 +174,29 @@ mqss_status mqss_policy_compile_guarded(const mqss_policy *p,
   if (!so.cache_dir && opts)
     so.cache_dir = opts->cache_dir; // avoid what the guard has logged
   mqss_selection *sel = NULL;
-  mqss_status rc = mqss_policy_select(p, module, &so, &sel);
+  mqss_status rc;
+  mqss_budget_report br = {0};
+  if (opts && opts->budget > 0) {
+    mqss_budget_options bo;
+    char cache[4096];
+    if ((rc = guard_budget_options(module, opts, cache, sizeof cache, &bo)) !=
+        MQSS_OK)
+      return rc;
+    rc = mqss_policy_select_budget(p, module, &so, &bo, &sel, &br);
+  } else {
+    rc = mqss_policy_select(p, module, &so, &sel);
+  }
   if (rc == MQSS_OK)
     rc = mqss_policy_fallback_to_baseline(p, module, sel, opts, r);
   else if (rc == MQSS_ERR_CRASHED && r) // isolated, and every retry crashed
     rc = selection_crashed(module, opts, r);
   if (rc == MQSS_OK && sel)
     r->budget_hit = mqss_selection_budget_hit(sel);
+  if (rc == MQSS_OK && br.reason[0]) {
+    size_t len = strlen(r->reason);
+    snprintf(r->reason + len, sizeof r->reason - len, "; budget: %.400s",
+             br.reason);
+  }
   if (rc == MQSS_OK && sel && mqss_selection_notes(sel)[0]) {
     size_t len = strlen(r->reason);
     snprintf(r->reason + len, sizeof r->reason - len,

@@ -156,6 +156,23 @@ static bool replay(const bc_inputs *in, mqss_module *m, const demo *dm,
   return ok;
 }
 
+// Replays demonstration dm on module i into rb and counts it.
+static mqss_status replay_module(mqss_session *s, const bc_inputs *in, int i,
+                                 const demo *dm, rollout_buffer *rb,
+                                 bc_counts *out) {
+  mqss_module *m = NULL;
+  if (mqss_module_parse_file(s, in->paths[i], &m) != MQSS_OK)
+    return MQSS_ERR_PARSE; // the session names the file and the place
+  if (replay(in, m, dm, rb)) {
+    out->modules++;
+    out->steps += dm->n;
+  } else {
+    out->refused++;
+  }
+  mqss_module_destroy(m);
+  return MQSS_OK;
+}
+
 mqss_status bc_collect(mqss_session *s, const bc_inputs *in,
                        rollout_buffer *rb, bc_counts *out) {
   memset(out, 0, sizeof *out);
@@ -167,18 +184,37 @@ mqss_status bc_collect(mqss_session *s, const bc_inputs *in,
       out->unmatched++;
       continue;
     }
-    mqss_module *m = NULL;
-    if (mqss_module_parse_file(s, in->paths[i], &m) != MQSS_OK)
-      return MQSS_ERR_PARSE; // the session names the file and the place
-    if (replay(in, m, &dm, rb)) {
-      out->modules++;
-      out->steps += dm.n;
-    } else {
-      out->refused++;
-    }
-    mqss_module_destroy(m);
+    mqss_status st = replay_module(s, in, i, &dm, rb, out);
+    if (st != MQSS_OK)
+      return st;
     if (rb->n + MAX_DEMO + 1 > rb->cap)
       break; // the buffer is full: enough demonstrations
+  }
+  out->samples = rb->n;
+  return MQSS_OK;
+}
+
+mqss_status bc_collect_decisions(mqss_session *s, const bc_inputs *in,
+                                 const mqss_decision *const *seqs,
+                                 const int *lens, rollout_buffer *rb,
+                                 bc_counts *out) {
+  memset(out, 0, sizeof *out);
+  demo dm;
+  for (int i = 0; i < in->n_modules && rb->n + MAX_DEMO + 1 <= rb->cap; i++) {
+    if (lens[i] < 0)
+      continue;
+    if (lens[i] > MAX_DEMO) {
+      out->unmatched++;
+      continue;
+    }
+    memset(&dm, 0, sizeof dm);
+    dm.c = in->catalog;
+    dm.n = lens[i];
+    if (dm.n > 0)
+      memcpy(dm.d, seqs[i], (size_t)dm.n * sizeof dm.d[0]);
+    mqss_status st = replay_module(s, in, i, &dm, rb, out);
+    if (st != MQSS_OK)
+      return st;
   }
   out->samples = rb->n;
   return MQSS_OK;

@@ -28,4 +28,13 @@ typedef struct {
 mqss_status bc_collect(mqss_session *s, const bc_inputs *in,
                        rollout_buffer *rb, bc_counts *out);
 
+// Replays explicit demonstrations into rb: module i's decisions seqs[i]
+// (lens[i] of them, then STOP; lens[i] < 0 = no demonstration; the
+// pipelines field of `in` is not read). Expert iteration clones its searched
+// pipelines this way. Errors as bc_collect.
+mqss_status bc_collect_decisions(mqss_session *s, const bc_inputs *in,
+                                 const mqss_decision *const *seqs,
+                                 const int *lens, rollout_buffer *rb,
+                                 bc_counts *out);
+
 #endif // MQSS_RL_BC_H

@@ -68,6 +68,14 @@ static const struct key {
     {"env.measure.cache", K_STRING, F(cache), 0, 0, NULL, "measurement cache file"},
     {"policy.arch", K_STRING, F(arch), 0, 0, "gnn mlp", "network architecture"},
     {"policy.hidden", K_INT, F(hidden), 4, 4096, NULL, "hidden width"},
+    {"expit.rounds", K_INT, F(expit_rounds), 0, 10000, NULL, "expert-iteration rounds (0 = plain PPO)"},
+    {"expit.search_budget", K_INT, F(expit_budget), 2, 100000, NULL, "evaluations per module and round"},
+    {"expit.proposals", K_INT, F(expit_proposals), 0, 10000, NULL, "policy proposals in that budget"},
+    {"expit.bc_epochs", K_INT, F(expit_bc_epochs), 0, 100000, NULL, "cloning epochs per round"},
+    {"expit.ppo_iterations", K_INT, F(expit_ppo_iterations), 0, 1 << 20, NULL, "PPO iterations per round"},
+    {"expit.kl_coef", K_FLOAT, F(expit_kl), 0, 1000, NULL, "KL(clone || policy) weight during PPO"},
+    {"expit.confirm_pairs", K_INT, F(expit_confirm_pairs), 1, 1000, NULL, "A/B pairs of each confirmation"},
+    {"expit.holdout", K_STRING, F(expit_holdout), 0, 0, NULL, "hold-out manifest (\"\" = none)"},
 #undef F
 };
 
@@ -90,7 +98,9 @@ void train_config_defaults(train_config *c) {
       .manifest = "", .target_device = "host", .w_success = 0.3f,
       .w_compile = 0.2f, .w_runtime = 0.4f, .w_size = 0.1f, .reward_ema = 0,
       .warmup = 1, .repeat = 5, .timeout_ms = 20000, .cache = "",
-      .arch = "gnn", .hidden = 128};
+      .arch = "gnn", .hidden = 128, .expit_rounds = 0, .expit_budget = 24,
+      .expit_proposals = 8, .expit_bc_epochs = 50, .expit_ppo_iterations = 5,
+      .expit_kl = 0.1f, .expit_confirm_pairs = 10, .expit_holdout = ""};
 }
 
 // ----------------------------------------------------------------------------

@@ -46,6 +46,15 @@ typedef struct {
   // policy
   char arch[16];          // "gnn" (GraphSAGE x2 + MLP) or "mlp" (flat state)
   int hidden;             // width of every hidden layer
+  // expit (expert iteration, src/rl/expit.c)
+  int expit_rounds;       // rounds of search, cloning, PPO (0 = plain PPO)
+  int expit_budget;       // evaluations of each module's guided search
+  int expit_proposals;    // distinct policy proposals in that budget
+  int expit_bc_epochs;    // cloning epochs on the searched pipelines
+  int expit_ppo_iterations; // PPO iterations per round
+  float expit_kl;         // weight of KL(clone || pi) during PPO
+  int expit_confirm_pairs; // A/B pairs confirming a winner / hold-out figure
+  char expit_holdout[512]; // hold-out manifest ("" = no hold-out figure)
 } train_config;
 
 // Fills `c` with the defaults (those of data/train_config.yaml).

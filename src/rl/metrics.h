@@ -24,7 +24,8 @@
   X(M_STEPS_PER_S, "perf/steps_per_s")                                         \
   X(M_EPISODES_PER_S, "perf/episodes_per_s")                                   \
   X(M_CACHE_HIT, "perf/cache_hit_rate")                                        \
-  X(M_ELAPSED, "time/elapsed_s")
+  X(M_ELAPSED, "time/elapsed_s")                                               \
+  X(M_ANCHOR_KL, "policy/anchor_kl")
 
 typedef enum {
 #define METRIC_ENUM(e, name) e,

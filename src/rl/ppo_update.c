@@ -208,7 +208,7 @@ static int gather(minibatch *mb, const rollout_buffer *rb, const int *idx,
     in->graph = mb->gb.g;
     in->graph_ptr = mb->gb.graph_ptr;
   }
-  *t = (nn_ppo_batch){mb->action, mb->u, mb->logp, mb->adv, mb->ret};
+  *t = (nn_ppo_batch){mb->action, mb->u, mb->logp, mb->adv, mb->ret, NULL, NULL, NULL};
   return nn_acts_ensure(acts, m, B, rb->gnn ? in->graph.n_nodes : 0);
 }
 
@@ -259,7 +259,8 @@ int ppo_update(nn_model *m, rollout_buffer *rb, const ppo_update_config *c,
   minibatch mb;
   bool ok = mb_alloc(&mb, rb, M);
   int *order = malloc((size_t)n * sizeof(int));
-  nn_acts acts = {0};
+  nn_acts acts = {0}, anchor_acts = {0};
+  bool anchored = c->anchor && c->ppo.kl_coef > 0;
   int rc = -1, steps = 0;
   if (!ok || !order)
     goto out;
@@ -272,6 +273,15 @@ int ppo_update(nn_model *m, rollout_buffer *rb, const ppo_update_config *c,
       nn_ppo_batch t;
       if (gather(&mb, rb, order + start, M, m, &acts, &in, &t) != 0)
         goto out;
+      if (anchored) {
+        if (nn_acts_ensure(&anchor_acts, c->anchor, M,
+                           rb->gnn ? in.graph.n_nodes : 0) != 0)
+          goto out;
+        nn_forward(c->anchor, &anchor_acts, &in);
+        t.anchor_logp = anchor_acts.logp;
+        t.anchor_mu = anchor_acts.mu;
+        t.anchor_log_std = c->anchor->params.log_std;
+      }
       nn_ppo_stats s;
       nn_zero_grad(m);
       nn_ppo_forward(m, &acts, &in, &t, &c->ppo, &s);
@@ -283,6 +293,7 @@ int ppo_update(nn_model *m, rollout_buffer *rb, const ppo_update_config *c,
       stats->entropy += s.entropy;
       stats->approx_kl += s.approx_kl;
       stats->clip_frac += s.clip_frac;
+      stats->anchor_kl += s.anchor_kl;
       steps++;
     }
   }
@@ -294,11 +305,13 @@ int ppo_update(nn_model *m, rollout_buffer *rb, const ppo_update_config *c,
     stats->entropy *= inv;
     stats->approx_kl *= inv;
     stats->clip_frac *= inv;
+    stats->anchor_kl *= inv;
   }
   rc = 0;
 out:
   mb_free(&mb);
   nn_acts_free(&acts);
+  nn_acts_free(&anchor_acts);
   free(order);
   return rc;
 }

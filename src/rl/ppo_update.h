@@ -62,6 +62,8 @@ typedef struct {
   int batch;      // samples each epoch uses, drawn afresh (<= 0: all)
   int minibatch;  // samples per gradient step
   float gamma, lambda;
+  const nn_model *anchor; // with ppo.kl_coef > 0: the policy KL(anchor || pi)
+                          // keeps pi near (same shape as m); NULL = none
 } ppo_update_config;
 
 // Computes advantages (normalised to mean 0, std 1) and returns, then runs

@@ -131,23 +131,24 @@ static double window_variance(const ckpt_state *st, int steps) {
 static uint64_t config_hash(const train_config *cfg) {
   train_config c = *cfg;
   c.iterations = c.checkpoint_every = c.num_workers = c.pin_workers = 0;
+  c.expit_rounds = 0; // more rounds continue a run
   return fnv1a64(FNV1A64_INIT, &c, sizeof c);
 }
 
-static mqss_status export_policy(mqss_session *s, const train_options *o,
-                                 const nn_model *m, const mqss_catalog *cat,
-                                 const ckpt_state *st, char *path, size_t len) {
-  snprintf(path, len, "%s/policy.safetensors", o->log_dir);
+mqss_status train_export(mqss_session *s, const train_options *o,
+                         const nn_model *m, const mqss_catalog *cat,
+                         long long iterations, long long env_steps,
+                         double elapsed_s, const char *path) {
   nn_file_meta meta = {.feature_hash = mqss_feature_layout_hash(),
                        .catalog_hash = mqss_catalog_hash(cat),
-                       .train_steps = st->iteration};
+                       .train_steps = iterations};
   snprintf(meta.mlir_version, sizeof meta.mlir_version, "%s", mqss_mlir_version());
   char keys[3800];
   train_config_format(o->cfg, keys, sizeof keys);
   snprintf(meta.train_config, sizeof meta.train_config,
            "%s (%lld env steps, %.0f s): %s",
-           o->config_path ? o->config_path : "defaults", (long long)st->env_steps,
-           st->elapsed_s, keys);
+           o->config_path ? o->config_path : "defaults", env_steps, elapsed_s,
+           keys);
   snprintf(meta.train_commit, sizeof meta.train_commit, "%s",
            o->commit ? o->commit : "unknown");
   time_t now = time(NULL);
@@ -156,6 +157,14 @@ static mqss_status export_policy(mqss_session *s, const train_options *o,
   if (nn_policy_write(path, m, &meta, err, sizeof err) != NN_OK)
     return fail(s, MQSS_ERR_IO, "%s", err);
   return MQSS_OK;
+}
+
+static mqss_status export_policy(mqss_session *s, const train_options *o,
+                                 const nn_model *m, const mqss_catalog *cat,
+                                 const ckpt_state *st, char *path, size_t len) {
+  snprintf(path, len, "%s/policy.safetensors", o->log_dir);
+  return train_export(s, o, m, cat, st->iteration, (long long)st->env_steps,
+                      st->elapsed_s, path);
 }
 
 // ----------------------------------------------------------------------------
@@ -273,7 +282,8 @@ static mqss_status iterate(trainer *tr, int it, double *metrics, bool *stop) {
       .adam = {.lr = cfg->lr, .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f,
                .max_grad_norm = cfg->max_grad_norm},
       .epochs = cfg->epochs, .batch = cfg->batch_size, .minibatch = cfg->minibatch,
-      .gamma = cfg->gamma, .lambda = cfg->lambda};
+      .gamma = cfg->gamma, .lambda = cfg->lambda, .anchor = tr->o->anchor};
+  uc.ppo.kl_coef = tr->o->anchor ? tr->o->kl_coef : 0.0f;
   nn_ppo_stats ps;
   if (ppo_update(tr->m, &tr->rb, &uc, &tr->rng, &ps) != 0)
     return fail(tr->s, MQSS_ERR_NOMEM, "out of memory in the PPO update");
@@ -303,6 +313,7 @@ static mqss_status iterate(trainer *tr, int it, double *metrics, bool *stop) {
   metrics[M_EPISODES_PER_S] = ws.episodes / (t_roll > 0 ? t_roll : 1e-9);
   metrics[M_CACHE_HIT] = ws.measured ? (double)ws.cached / ws.measured : NAN;
   metrics[M_ELAPSED] = tr->st.elapsed_s;
+  metrics[M_ANCHOR_KL] = tr->o->anchor ? ps.anchor_kl : NAN; // expert iteration
   return MQSS_OK;
 }
 

@@ -21,6 +21,8 @@ typedef struct {
   void (*on_iteration)(void *ctx, int iteration, const double *metrics);
   void *ctx;
   const pool_backend *remote; // NULL: local forked workers
+  const nn_model *anchor;    // PPO's KL anchor (expert iteration), or NULL
+  float kl_coef;             // its weight (0 = none)
 } train_options;
 
 typedef struct {
@@ -46,6 +48,20 @@ void train_setup_destroy(train_setup *t);
 episode_ctx *train_setup_episodes(train_setup *t);
 // Each module's baseline pipeline from baseline.json (NULL = unknown).
 char *const *train_setup_pipelines(const train_setup *t);
+// The setup's catalog and measurement cache path.
+const char *train_setup_cache(const train_setup *t);
+
+// Reads a manifest (one module a line, tab-separated, file name first,
+// relative to the manifest's directory; '#' comments) into *paths (*n
+// entries, each malloc'ed, appended). Errors name the file.
+mqss_status train_manifest_read(mqss_session *s, const char *path,
+                                char ***paths, int *n);
+
+// Writes m with this run's metadata (config, commit, steps, date) to `path`.
+mqss_status train_export(mqss_session *s, const train_options *o,
+                         const nn_model *m, const mqss_catalog *cat,
+                         long long iterations, long long env_steps,
+                         double elapsed_s, const char *path);
 
 // Trains; fills `out` (may be NULL).
 mqss_status train_run(mqss_session *s, train_setup *t, const train_options *o,

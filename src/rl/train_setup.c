@@ -27,12 +27,8 @@ struct train_setup {
 // ----------------------------------------------------------------------------
 // the manifest: one module a line, tab-separated, file name first
 
-static mqss_status read_manifest(mqss_session *s, const char *path,
-                                 train_setup *t) {
-  if (!path[0])
-    return fail(s, MQSS_ERR_INVALID_ARG,
-                "env.manifest is not set; point it at train.tsv from "
-                "'mqss corpus gen'");
+mqss_status train_manifest_read(mqss_session *s, const char *path,
+                                char ***paths, int *n_paths) {
   FILE *f = fopen(path, "r");
   if (!f)
     return fail(s, MQSS_ERR_IO, "cannot open manifest '%s': %s", path,
@@ -48,25 +44,25 @@ static mqss_status read_manifest(mqss_session *s, const char *path,
     if (line[0] == '#' || line[0] == '\n')
       continue;
     line[strcspn(line, "\t\n")] = '\0';
-    if (t->n_modules == cap_paths) {
-      cap_paths = cap_paths ? 2 * cap_paths : 64;
-      char **p = realloc(t->paths, (size_t)cap_paths * sizeof *p);
+    if (*n_paths >= cap_paths) {
+      cap_paths = *n_paths + 64;
+      char **p = realloc(*paths, (size_t)cap_paths * sizeof *p);
       if (!p) {
         st = fail(s, MQSS_ERR_NOMEM, "out of memory");
         break;
       }
-      t->paths = p;
+      *paths = p;
     }
     size_t n = strlen(base) + strlen(line) + 2;
-    if (!(t->paths[t->n_modules] = malloc(n))) {
+    if (!((*paths)[*n_paths] = malloc(n))) {
       st = fail(s, MQSS_ERR_NOMEM, "out of memory");
       break;
     }
-    snprintf(t->paths[t->n_modules++], n, "%s/%s", base, line);
+    snprintf((*paths)[(*n_paths)++], n, "%s/%s", base, line);
   }
   free(line);
   fclose(f);
-  if (st == MQSS_OK && t->n_modules == 0)
+  if (st == MQSS_OK && *n_paths == 0)
     st = fail(s, MQSS_ERR_INVALID_ARG, "manifest '%s' lists no modules", path);
   return st;
 }
@@ -152,7 +148,12 @@ mqss_status train_setup_create(mqss_session *s, const train_options *o,
     snprintf(t->cache, sizeof t->cache, "%s", c->cache);
   else
     snprintf(t->cache, sizeof t->cache, "%s/cache.sqlite", o->log_dir);
-  mqss_status st = read_manifest(s, c->manifest, t);
+  if (!c->manifest[0]) {
+    train_setup_destroy(t);
+    return fail(s, MQSS_ERR_INVALID_ARG, "env.manifest is not set; point it "
+                "at train.tsv from 'mqss corpus gen'");
+  }
+  mqss_status st = train_manifest_read(s, c->manifest, &t->paths, &t->n_modules);
   if (st == MQSS_OK)
     st = read_baselines(s, c->baseline_json, t);
   if (st == MQSS_OK)
@@ -208,3 +209,5 @@ void train_setup_destroy(train_setup *t) {
 episode_ctx *train_setup_episodes(train_setup *t) { return &t->episodes; }
 
 char *const *train_setup_pipelines(const train_setup *t) { return t->pipelines; }
+
+const char *train_setup_cache(const train_setup *t) { return t->cache; }

@@ -107,7 +107,7 @@ static void problem_init(problem *p, nn_arch arch, uint64_t seed) {
   fill(&r, p->wl, B * (A + 1), 1.0f);
   fill(&r, p->wmu, B * 3, 1.0f);
   fill(&r, p->wv, B, 1.0f);
-  p->t = (nn_ppo_batch){p->action, p->u, p->logp_old, p->adv, p->ret};
+  p->t = (nn_ppo_batch){p->action, p->u, p->logp_old, p->adv, p->ret, NULL, NULL, NULL};
   p->pc = (nn_ppo_config){.clip_eps = 0.2f, .vf_coef = 0.5f, .ent_coef = 0.05f};
   // old log-probs: r = exp(offset); with these advantages sample 0 and 3 are
   // unclipped, sample 1 (r > 1.2, A > 0) and 2 (r < 0.8, A < 0) are clipped
@@ -475,7 +475,7 @@ static nn_model *train(uint64_t seed, int steps, float *p_before,
                          m->params.log_std, action, u, m->param_off, TB, 11,
                          m->P);
   *p_before = expf(acts.logp[2]);
-  nn_ppo_batch t = {action, u, logp_old, adv, ret};
+  nn_ppo_batch t = {action, u, logp_old, adv, ret, NULL, NULL, NULL};
   nn_ppo_config pc = {.clip_eps = 0.2f, .vf_coef = 0.5f, .ent_coef = 0.01f};
   nn_adam_config ac = {.lr = 3e-4f, .beta1 = 0.9f, .beta2 = 0.999f,
                        .eps = 1e-8f, .max_grad_norm = 0.5f};

@@ -1,0 +1,75 @@
+#!/bin/sh
+# Any-time selection: speedup against budget (issue 14 item 5). For each
+# module of a hold-out manifest and each budget N in BUDGETS (default
+# "0 4 16"), `mqss select --budget N` chooses a pipeline (the policy's own
+# choice plus N measured proposals, outputs checked; N = 0 is the pure
+# policy), then `mqss measure --vs ""` measures it against the reference
+# (PAIRS interleaved pairs, Hodges-Lehmann ratio). Prints per module and
+# budget the speedup and the selection time, and per budget the geomean
+# speedup, the median selection time and how many outputs were wrong; with
+# the machine, the commit and the date.
+#
+# usage: bench/budget_curve.sh HOLDOUT_TSV [POLICY] [BUILD_DIR]
+#   env: BUDGETS ("0 4 16"), PAIRS (10), LIMIT (modules, default all)
+set -eu
+abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
+manifest=$(abs "$1")
+policy=${2:-}
+[ -z "$policy" ] || policy=$(abs "$policy")
+cd "$(dirname "$0")/.."
+policy=${policy:-$PWD/models/default.safetensors}
+BUILD=${3:-build}
+. bench/common.sh
+export OPENBLAS_NUM_THREADS=1
+exec python3 - "$BUILD/mqss" "$manifest" "$policy" "${BUDGETS:-0 4 16}" \
+  "${PAIRS:-10}" "${LIMIT:-0}" "$COMMIT" <<'PY'
+import json, math, os, platform, statistics, subprocess, sys, tempfile, time
+mqss, manifest, policy, budgets, pairs, limit, commit = sys.argv[1:]
+budgets = [int(b) for b in budgets.split()]
+base = os.path.dirname(manifest)
+files = [os.path.join(base, l.split("\t")[0]) for l in open(manifest)
+         if l.strip() and not l.startswith("#")]
+if int(limit) > 0:
+    files = files[:int(limit)]
+cache = tempfile.mkdtemp(prefix="mqss_budget_")
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+            if l.startswith("model name")), platform.machine())
+print(f"machine: {platform.node()}, {cpu}, {os.cpu_count()} cores; commit {commit}; "
+      f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+print(f"policy: {policy}; {len(files)} modules; {pairs} pairs per comparison")
+print(f"{'module':32} {'budget':>6} {'speedup':>8} {'interval':>17} {'select_s':>9}")
+per = {b: [] for b in budgets}
+for f in files:
+    for b in budgets:
+        t0 = time.time()
+        sel = subprocess.run([mqss, "select", f, "--policy", policy, "--budget", str(b),
+                              "--cache-dir", cache], capture_output=True, text=True)
+        secs = time.time() - t0
+        if sel.returncode != 0:
+            print(f"{os.path.basename(f):32} {b:6} select failed: {sel.stderr.strip()[:80]}")
+            per[b].append((None, secs, "error"))
+            continue
+        pipe = sel.stdout.strip()
+        m = subprocess.run([mqss, "measure", f, "--pipeline", pipe, "--vs", "", "--repeat",
+                            pairs, "--warmup", "1", "--json"], capture_output=True, text=True)
+        try:
+            j = json.loads(m.stdout)
+            st = j["a"]["status"]
+            r = j["ratio_b_over_a"]
+        except (json.JSONDecodeError, KeyError):
+            st, r = "error", None
+        if st != "ok" or not r:
+            print(f"{os.path.basename(f):32} {b:6} {st}")
+            per[b].append((None, secs, st))
+            continue
+        print(f"{os.path.basename(f):32} {b:6} {r['hl']:7.3f}x [{r['lo']:6.3f}, {r['hi']:6.3f}] {secs:9.2f}")
+        per[b].append((r["hl"], secs, st))
+print()
+print(f"{'budget':>6} {'geomean speedup':>16} {'median select_s':>16} {'wrong/failed':>13}")
+for b in budgets:
+    ok = [s for s, _, _ in per[b] if s]
+    g = math.exp(sum(map(math.log, ok)) / len(ok)) if ok else float("nan")
+    med = statistics.median(t for _, t, _ in per[b]) if per[b] else float("nan")
+    bad = sum(1 for s, _, _ in per[b] if s is None)
+    print(f"{b:6} {g:15.3f}x {med:16.2f} {bad:13}")
+PY

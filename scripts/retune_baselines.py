@@ -1,0 +1,154 @@
+#!/usr/bin/env python3
+"""Re-tunes the family baselines (issue 14 item 1) with the current catalog.
+
+For each corpus family in the train split:
+  1. search: on up to MODULES of its train modules, `mqss search --method
+     greedy` (budget BUDGET) and `--method random` (same budget); every
+     confirmed winner becomes a candidate recipe, and so does the family's
+     current entry in data/baselines.yaml (a baseline is never weakened);
+  2. confirm: every candidate is re-measured on every chosen module with
+     `mqss measure --pipeline P --vs ""` (PAIRS interleaved pairs, outputs
+     checked); a candidate whose check fails on any module is out;
+  3. the family's pipeline is the candidate with the largest geometric-mean
+     Hodges-Lehmann speedup whose 95% interval (t interval over the modules'
+     log speedups; one module: its own interval) lies above 1 + MIN_GAIN,
+     unless the current entry (still passing its checks) measures at least
+     as fast: then the current entry stands; else the reference ("").
+Writes OUT/baselines.yaml (a candidate for data/baselines.yaml) and
+OUT/baselines_table.md (gain and interval per family, for docs/CORPUS.md),
+and prints the machine, the commit and the date. Slow: run it on a quiet
+machine (scripts/retune_baselines.sh).
+
+usage: retune_baselines.py MQSS CORPUS_DIR OUT_DIR
+  env: BUDGET (24), MODULES (3), PAIRS (10), MIN_GAIN (0.02), FAMILIES (all)
+"""
+import json
+import math
+import os
+import platform
+import subprocess
+import sys
+import time
+
+import yaml
+
+MQSS, CORPUS, OUT = sys.argv[1], sys.argv[2], sys.argv[3]
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUDGET = int(os.environ.get("BUDGET", 24))
+MODULES = int(os.environ.get("MODULES", 3))
+PAIRS = int(os.environ.get("PAIRS", 10))
+MIN_GAIN = float(os.environ.get("MIN_GAIN", 0.02))
+ONLY = [f for f in os.environ.get("FAMILIES", "").split(",") if f]
+CACHE = os.path.join(OUT, "cache.sqlite")
+# two-sided 97.5% t quantiles by degrees of freedom (1..10), then normal
+T975 = [12.71, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
+
+
+def run_json(args):
+    r = subprocess.run([MQSS, *args, "--json"], capture_output=True, text=True)
+    try:
+        return json.loads(r.stdout)
+    except json.JSONDecodeError:
+        return None
+
+
+def train_modules():
+    fams = {}
+    with open(os.path.join(CORPUS, "train.tsv")) as f:
+        for line in f:
+            if line.startswith("#") or not line.strip():
+                continue
+            cols = line.rstrip("\n").split("\t")
+            fams.setdefault(cols[1], []).append(os.path.join(CORPUS, cols[0]))
+    return fams
+
+
+def measure(path, pipeline):
+    """(hl, lo, hi) of time(reference) / time(pipeline), or None when not OK."""
+    j = run_json(["measure", path, "--pipeline", pipeline, "--vs", "", "--repeat",
+                  str(PAIRS), "--warmup", "1", "--cache", CACHE, "--no-code-size"])
+    if not j or any(j.get(side, {}).get("status") != "ok" for side in ("a", "b")):
+        return None
+    r = j.get("ratio_b_over_a")
+    return (r["hl"], r["lo"], r["hi"]) if r else None
+
+
+def summary(results):
+    """Geomean speedup and its 95% interval over the modules."""
+    logs = [math.log(r[0]) for r in results]
+    g = math.exp(sum(logs) / len(logs))
+    if len(logs) == 1:
+        return g, results[0][1], results[0][2]
+    mean = sum(logs) / len(logs)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in logs) / (len(logs) - 1))
+    t = T975[len(logs) - 2] if len(logs) - 1 <= len(T975) else 1.96
+    half = t * sd / math.sqrt(len(logs))
+    return g, math.exp(mean - half), math.exp(mean + half)
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    with open(os.path.join(ROOT, "data", "baselines.yaml")) as f:
+        current = {k: (v or {}).get("pipeline", "") for k, v in yaml.safe_load(f)["families"].items()}
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip() or "unknown"
+    print(f"machine: {platform.node()} {platform.processor() or platform.machine()}, "
+          f"{os.cpu_count()} cores; commit {commit}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+    print(f"settings: budget {BUDGET} (greedy and random), {MODULES} modules per family, "
+          f"{PAIRS} pairs, min gain {MIN_GAIN}")
+    chosen, rows = {}, []
+    for fam, paths in sorted(train_modules().items()):
+        if ONLY and fam not in ONLY:
+            continue
+        paths = paths[:MODULES]
+        cands = {current.get(fam, "")}
+        for p in paths:
+            for method in ("greedy", "random"):
+                j = run_json(["search", "--method", method, "--budget", str(BUDGET), p,
+                              "--cache", CACHE, "--min-gain", str(MIN_GAIN),
+                              "--confirm", str(PAIRS)])
+                if j and j.get("winner_pipeline"):
+                    cands.add(j["winner_pipeline"])
+        best = ("", 1.0, 1.0, 1.0)
+        cur = None
+        for c in sorted(cands):
+            if not c:
+                continue
+            res = [measure(p, c) for p in paths]
+            if any(r is None for r in res):
+                print(f"  {fam}: '{c}' failed on a module (wrong output, crash or error): out")
+                continue
+            g, lo, hi = summary(res)
+            print(f"  {fam}: {g:.3f}x [{lo:.3f}, {hi:.3f}] {c}")
+            if c == current.get(fam, ""):
+                cur = (g, lo, hi)
+            if lo > 1 + MIN_GAIN and g > best[1]:
+                best = (c, g, lo, hi)
+        if cur and best[0] != current.get(fam, "") and best[1] <= cur[0]:
+            best = (current[fam], *cur) # never weaken: the current entry stands
+        chosen[fam] = best[0]
+        cur_text = "reference" if not current.get(fam) else (
+            f"{cur[0]:.2f}x [{cur[1]:.2f}, {cur[2]:.2f}]" if cur else "failed")
+        rows.append((fam, best[0], best[1], best[2], best[3], len(paths), cur_text))
+    with open(os.path.join(OUT, "baselines.yaml"), "w") as f:
+        f.write(f"# Candidate family baselines from scripts/retune_baselines.sh (commit {commit}):\n"
+                f"# greedy + random search (budget {BUDGET}) on {MODULES} train modules per family,\n"
+                f"# confirmed with {PAIRS} interleaved pairs per module, outputs checked.\n"
+                "version: 1\nfamilies:\n")
+        for fam, pipe, g, lo, hi, n, _ in rows:
+            f.write(f"  # {g:.2f}x [{lo:.2f}, {hi:.2f}] over the reference on {n} modules\n")
+            f.write(f"  {fam}:\n    pipeline: {json.dumps(pipe)}\n")
+        for fam in sorted(set(current) - set(chosen)):
+            f.write(f"  # not re-tuned (no train modules or not selected): kept\n")
+            f.write(f"  {fam}:\n    pipeline: {json.dumps(current[fam])}\n")
+    with open(os.path.join(OUT, "baselines_table.md"), "w") as f:
+        f.write("| family | pipeline | gain vs reference | 95% interval | modules | old baseline |\n")
+        f.write("| --- | --- | --- | --- | --- | --- |\n")
+        for fam, pipe, g, lo, hi, n, cur_text in rows:
+            f.write(f"| {fam} | `{pipe or '(reference)'}` | {g:.2f}x | [{lo:.2f}, {hi:.2f}] | {n} | {cur_text} |\n")
+    print(open(os.path.join(OUT, "baselines_table.md")).read())
+    print(f"wrote {OUT}/baselines.yaml and {OUT}/baselines_table.md")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,107 @@
+// Policy-guided search (MQSS_SEARCH_POLICY): the search of expert iteration
+// and of any-time selection. Candidates come in this order, each measured
+// once like every search candidate (cache, sandbox, output check):
+//   1. the prior sequence (an earlier winner), so a search never loses it;
+//   2. the policy's own proposals: its greedy choice, then selections sampled
+//      with seeds seed+1, seed+2, ..., until `proposals` distinct pipelines
+//      (or four times as many draws) have been measured;
+//   3. with `explore`, half of the budget left goes to greedy steps that
+//      extend the best sequence so far, the other half to random sequences.
+// The best is the fastest correct candidate that beats the reference by
+// min_gain (greedy steps: that beats the best so far by min_gain); search.c
+// then confirms it by re-measurement. It does not measure anything itself.
+#include "eval/search.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+// Measures decisions d[0..n) unless their pipeline was measured already.
+static mqss_status try_sequence(search_ctx *c, const mqss_decision *d, int n,
+                                bool *measured) {
+  *measured = false;
+  char *text = search_join(c->catalog, d, n);
+  if (!text)
+    return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
+                "search: cannot format a candidate pipeline");
+  mqss_status st = MQSS_OK;
+  if (!search_seen(c, text)) {
+    int idx;
+    st = search_eval(c, text, d, n, &idx);
+    if (st == MQSS_OK) {
+      search_offer_best(c, idx);
+      search_eval_done(c, idx);
+      *measured = true;
+    }
+  }
+  free(text);
+  return st;
+}
+
+// The policy's proposals (step 2).
+static mqss_status proposals(search_ctx *c) {
+  const mqss_search_options *o = c->opts;
+  mqss_select_options so;
+  mqss_select_options_init(&so);
+  so.max_steps = o->max_len;
+  so.isolate = 1; // a crashing pass ends only the child
+  so.timeout_ms = o->measure.timeout_ms;
+  int done = 0;
+  for (int k = 0; k < 4 * o->proposals && done < o->proposals &&
+                  search_budget_left(c); k++) {
+    so.sample = k > 0;
+    so.seed = o->seed + (uint64_t)k;
+    mqss_selection *sel = NULL;
+    mqss_status st = mqss_policy_select(o->policy, c->module, &so, &sel);
+    if (st == MQSS_ERR_CRASHED)
+      continue; // every retry crashed: no proposal from this draw
+    if (st != MQSS_OK)
+      return st;
+    int n = mqss_selection_count(sel);
+    if (n > o->max_len)
+      n = o->max_len;
+    mqss_decision *d = calloc((size_t)(n > 0 ? n : 1), sizeof *d);
+    if (!d) {
+      mqss_selection_destroy(sel);
+      return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
+                  "search: out of memory");
+    }
+    for (int i = 0; i < n; i++)
+      d[i] = *mqss_selection_decision(sel, i);
+    bool measured;
+    st = try_sequence(c, d, n, &measured);
+    free(d);
+    mqss_selection_destroy(sel);
+    if (st != MQSS_OK)
+      return st;
+    done += measured;
+  }
+  return MQSS_OK;
+}
+
+mqss_status search_policy(search_ctx *c) {
+  const mqss_search_options *o = c->opts;
+  bool measured;
+  mqss_status st = MQSS_OK;
+  if (o->n_prior > 0 && search_budget_left(c))
+    st = try_sequence(c, o->prior, o->n_prior < o->max_len ? o->n_prior : o->max_len,
+                      &measured);
+  if (st == MQSS_OK)
+    st = proposals(c);
+  if (st != MQSS_OK || !o->explore || !search_budget_left(c))
+    return st;
+  // Greedy steps from the best so far (copied: the trace may move).
+  const mqss_search_eval *best = &c->out->trace[c->out->best_index];
+  int n = best->n_decisions;
+  mqss_decision *start = calloc((size_t)(n > 0 ? n : 1), sizeof *start);
+  if (!start)
+    return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
+                "search: out of memory");
+  if (n > 0)
+    memcpy(start, best->decisions, (size_t)n * sizeof *start);
+  int left = o->budget - c->out->n_trace;
+  st = search_greedy_from(c, start, n, c->out->n_trace + (left + 1) / 2);
+  free(start);
+  if (st == MQSS_OK)
+    st = search_random_until(c, o->seed, 0);
+  return st;
+}

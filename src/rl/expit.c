@@ -1,0 +1,476 @@
+// Expert iteration (see expit.h). Each round R works in LOGDIR/round_R and
+// leaves a file after each phase, written atomically, so that a run killed
+// at any point resumes from the last finished one:
+//   start.safetensors   the policy that guides the search
+//   winners.tsv         per module: the best confirmed pipeline so far
+//   clone.bin           the weights after cloning (the KL anchor)
+//   checkpoint.bin ...  PPO's own checkpoints and logs (train.c)
+//   final.bin, row.csv  the weights after PPO and the round's figures
+// LOGDIR/expit.csv is rebuilt from the row.csv files after every round.
+#include "rl/expit.h"
+
+#include "rl/checkpoint.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char *const column_names[] = {
+#define EXPIT_NAME(e, name) name,
+    EXPIT_COLUMNS(EXPIT_NAME)
+#undef EXPIT_NAME
+};
+
+// Per-module winners (the demonstrations).
+typedef struct {
+  int n;                 // decisions, -1 = none known
+  double speedup;        // its confirmed speedup over the reference
+  mqss_decision d[32];   // (n)
+  char pipeline[4096];
+} winner;
+
+// ----------------------------------------------------------------------------
+// files
+
+static bool exists(const char *path) { return access(path, F_OK) == 0; }
+
+static mqss_status write_atomic(mqss_session *s, const char *path,
+                                const char *text) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp", path);
+  FILE *f = fopen(tmp, "w");
+  bool ok = f && fputs(text, f) >= 0 && fflush(f) == 0 && fsync(fileno(f)) == 0;
+  ok = f && fclose(f) == 0 && ok;
+  if (!ok || rename(tmp, path) != 0)
+    return fail(s, MQSS_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
+  return MQSS_OK;
+}
+
+// winners.tsv: index, speedup, n, then n decisions "action:u0,u1,..." (hex
+// floats, exact), then the pipeline.
+static mqss_status save_winners(mqss_session *s, const char *path,
+                                const winner *w, int n) {
+  strbuf sb = {0};
+  for (int i = 0; i < n; i++) {
+    if (w[i].n < 0)
+      continue;
+    sb_printf(&sb, "%d\t%.17g\t%d", i, w[i].speedup, w[i].n);
+    for (int k = 0; k < w[i].n; k++) {
+      sb_printf(&sb, "\t%d:", w[i].d[k].action);
+      for (int p = 0; p < MQSS_MAX_PARAMS; p++)
+        sb_printf(&sb, "%s%a", p ? "," : "", (double)w[i].d[k].u[p]);
+    }
+    sb_printf(&sb, "\t%s\n", w[i].pipeline);
+  }
+  mqss_status st = write_atomic(s, path, sb.data ? sb.data : "");
+  sb_free(&sb);
+  return st;
+}
+
+static mqss_status load_winners(mqss_session *s, const char *path, winner *w,
+                                int n) {
+  strbuf text = {0};
+  if (!sb_read_file(&text, path)) {
+    sb_free(&text);
+    return fail(s, MQSS_ERR_IO, "cannot read '%s'", path);
+  }
+  mqss_status st = MQSS_OK;
+  for (char *line = text.data, *next; line && *line; line = next) {
+    next = strchr(line, '\n');
+    if (next)
+      *next++ = '\0';
+    char *p = line, *end;
+    long i = strtol(p, &end, 10);
+    double sp = strtod(end, &end);
+    long k = strtol(end, &end, 10);
+    if (i < 0 || i >= n || k < 0 || k > 32) {
+      st = fail(s, MQSS_ERR_PARSE, "%s: a line names module %ld of %d or %ld "
+                "decisions; remove the file to search again", path, i, n, k);
+      break;
+    }
+    w[i].n = (int)k;
+    w[i].speedup = sp;
+    for (int d = 0; d < k; d++) {
+      w[i].d[d] = (mqss_decision){.action = (int)strtol(end + 1, &end, 10)};
+      for (int q = 0; q < MQSS_MAX_PARAMS; q++)
+        w[i].d[d].u[q] = strtof(end + 1, &end); // skips ':' and ','
+    }
+    snprintf(w[i].pipeline, sizeof w[i].pipeline, "%s", *end ? end + 1 : "");
+  }
+  sb_free(&text);
+  return st;
+}
+
+// ----------------------------------------------------------------------------
+// the phases
+
+typedef struct {
+  mqss_session *s;
+  const train_options *o;
+  const train_config *cfg;
+  train_setup *setup;
+  episode_ctx *ec;
+  char dir[4096];      // this round's directory
+  double row[EXPIT_NCOLS];
+  nn_rng rng;
+} expit;
+
+static void round_path(const expit *x, char *out, size_t n, const char *name) {
+  snprintf(out, n, "%s/%s", x->dir, name);
+}
+
+static void measure_settings(const expit *x, mqss_measure_options *mo) {
+  mqss_measure_options_init(mo);
+  mo->warmup = x->cfg->warmup;
+  mo->repeat = x->cfg->repeat;
+  mo->timeout_ms = x->cfg->timeout_ms;
+  mo->cache_path = train_setup_cache(x->setup);
+  mo->code_size = 0;
+}
+
+// 1. The guided search on every training module, guided by `pol`.
+static mqss_status search_all(expit *x, const mqss_policy *pol, winner *w,
+                              int round) {
+  const train_config *cfg = x->cfg;
+  mqss_search_options so;
+  mqss_search_options_init(&so);
+  so.method = MQSS_SEARCH_POLICY;
+  so.policy = pol;
+  so.budget = cfg->expit_budget;
+  so.proposals = cfg->expit_proposals;
+  so.max_len = cfg->max_steps < 32 ? cfg->max_steps : 32;
+  so.confirm_pairs = cfg->expit_confirm_pairs;
+  measure_settings(x, &so.measure);
+  double log_gain = 0;
+  int searched = 0, winners = 0, evals = 0;
+  for (int i = 0; i < x->ec->n_modules; i++) {
+    mqss_module *m = NULL;
+    if (mqss_module_parse_file(x->s, x->ec->module_paths[i], &m) != MQSS_OK)
+      return MQSS_ERR_PARSE;
+    so.seed = (uint64_t)cfg->seed * 1000003u + (uint64_t)round * 7919u + (uint64_t)i;
+    so.prior = w[i].n > 0 ? w[i].d : NULL;
+    so.n_prior = w[i].n > 0 ? w[i].n : 0;
+    mqss_search_result r;
+    mqss_status st = mqss_search(m, mqss_policy_catalog(pol), &so, &r);
+    mqss_module_destroy(m);
+    if (st == MQSS_ERR_INVALID_ARG) { // the reference does not measure
+      mqss_search_result_free(&r);
+      continue;
+    }
+    if (st != MQSS_OK) {
+      mqss_search_result_free(&r);
+      return st;
+    }
+    searched++;
+    evals += r.evaluations;
+    const mqss_search_eval *e = &r.trace[r.winner_index];
+    if (r.winner_index > 0 && e->n_decisions <= 32 &&
+        (w[i].n < 0 || r.confirmed_speedup > w[i].speedup)) {
+      w[i].n = e->n_decisions;
+      w[i].speedup = r.confirmed_speedup;
+      memcpy(w[i].d, e->decisions, (size_t)e->n_decisions * sizeof *e->decisions);
+      snprintf(w[i].pipeline, sizeof w[i].pipeline, "%s", e->pipeline);
+    } else if (w[i].n < 0) {
+      w[i] = (winner){.n = 0, .speedup = 1.0}; // the reference stands: STOP
+    }
+    winners += w[i].n > 0;
+    log_gain += log(w[i].speedup > 0 ? w[i].speedup : 1.0);
+    mqss_search_result_free(&r);
+  }
+  x->row[E_SEARCH_GAIN] = searched ? exp(log_gain / searched) : NAN;
+  x->row[E_WINNERS] = winners;
+  x->row[E_SEARCHED] = searched;
+  x->row[E_EVALS] = evals;
+  return MQSS_OK;
+}
+
+// 2. Cloning on the winners.
+static mqss_status clone_winners(expit *x, const winner *w) {
+  const train_config *cfg = x->cfg;
+  int n = x->ec->n_modules;
+  const mqss_decision **seqs = calloc((size_t)n, sizeof *seqs);
+  int *lens = calloc((size_t)n, sizeof *lens);
+  rollout_buffer rb = {0};
+  mqss_status st = MQSS_OK;
+  if (!seqs || !lens || rb_init(&rb, x->ec->model, n * 33 + 64) != 0)
+    st = fail(x->s, MQSS_ERR_NOMEM, "out of memory");
+  for (int i = 0; st == MQSS_OK && i < n; i++) {
+    seqs[i] = w[i].d;
+    lens[i] = w[i].n;
+  }
+  bc_inputs in = {x->ec->catalog, x->ec->model, n, x->ec->module_paths, NULL,
+                  cfg->max_steps};
+  bc_counts counts;
+  if (st == MQSS_OK)
+    st = bc_collect_decisions(x->s, &in, seqs, lens, &rb, &counts);
+  nn_adam_config adam = {.lr = cfg->bc_lr > 0 ? cfg->bc_lr : cfg->lr,
+                         .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f,
+                         .max_grad_norm = cfg->max_grad_norm};
+  float first = NAN, last = NAN;
+  if (st == MQSS_OK &&
+      bc_update(x->ec->model, &rb, cfg->expit_bc_epochs, cfg->minibatch, &adam,
+                &x->rng, &first, &last) != 0)
+    st = fail(x->s, MQSS_ERR_NOMEM, "out of memory in behaviour cloning");
+  x->row[E_CLONE_FIRST] = first;
+  x->row[E_CLONE_LAST] = last;
+  rb_free(&rb);
+  free(seqs);
+  free(lens);
+  return st;
+}
+
+// Hold-out speedup of `policy_path`: geomean over the hold-out modules of
+// the paired speedup of its (isolated, greedy) selection over the reference.
+static mqss_status holdout(expit *x, char *const *paths, int n,
+                           const char *policy_path) {
+  x->row[E_HOLDOUT] = NAN;
+  x->row[E_HOLDOUT_FAILED] = 0;
+  if (n == 0)
+    return MQSS_OK;
+  mqss_policy *p = NULL;
+  mqss_status st = mqss_policy_load(x->s, policy_path, NULL, &p);
+  double log_sum = 0;
+  int ok = 0, failed = 0;
+  for (int i = 0; st == MQSS_OK && i < n; i++) {
+    mqss_module *m = NULL;
+    mqss_selection *sel = NULL;
+    mqss_select_options so;
+    mqss_select_options_init(&so);
+    so.isolate = 1;
+    so.max_steps = x->cfg->max_steps;
+    if ((st = mqss_module_parse_file(x->s, paths[i], &m)) != MQSS_OK)
+      break;
+    if (mqss_policy_select(p, m, &so, &sel) == MQSS_OK) {
+      mqss_measure_options mo;
+      measure_settings(x, &mo);
+      mo.pipeline = mqss_selection_pipeline(sel);
+      mo.repeat = x->cfg->expit_confirm_pairs;
+      mqss_measure_vs_result vs;
+      st = mqss_measure_vs(m, &mo, "", &vs);
+      if (st == MQSS_OK && vs.a.status == MQSS_MEASURE_OK &&
+          vs.b.status == MQSS_MEASURE_OK && vs.ratio_hl > 0) {
+        log_sum += log(vs.ratio_hl);
+        ok++;
+      } else if (st == MQSS_OK && vs.b.status == MQSS_MEASURE_OK) {
+        failed++; // the policy's pipeline failed where the reference did not
+      }
+    } else {
+      failed++;
+    }
+    mqss_selection_destroy(sel);
+    mqss_module_destroy(m);
+  }
+  mqss_policy_destroy(p);
+  x->row[E_HOLDOUT] = ok ? exp(log_sum / ok) : NAN;
+  x->row[E_HOLDOUT_FAILED] = failed;
+  return st;
+}
+
+// Rebuilds LOGDIR/expit.csv from the finished rounds' row.csv files.
+static mqss_status write_csv(expit *x, int rounds) {
+  strbuf sb = {0};
+  for (int c = 0; c < EXPIT_NCOLS; c++)
+    sb_printf(&sb, "%s%s", c ? "," : "", column_names[c]);
+  sb_printf(&sb, "\n");
+  for (int r = 0; r < rounds; r++) {
+    char path[4300];
+    snprintf(path, sizeof path, "%s/round_%d/row.csv", x->o->log_dir, r);
+    strbuf row = {0};
+    if (sb_read_file(&row, path))
+      sb_printf(&sb, "%s", row.data);
+    sb_free(&row);
+  }
+  char path[4200];
+  snprintf(path, sizeof path, "%s/expit.csv", x->o->log_dir);
+  mqss_status st = write_atomic(x->s, path, sb.data);
+  sb_free(&sb);
+  return st;
+}
+
+// ----------------------------------------------------------------------------
+// a round
+
+typedef struct {
+  double last_return;
+  long long env_steps;
+} ppo_seen;
+
+static void on_ppo_iteration(void *ctx, int it, const double *m) {
+  (void)it;
+  ppo_seen *p = ctx;
+  p->last_return = m[M_RETURN];
+  p->env_steps = (long long)m[M_ENV_STEPS];
+}
+
+static mqss_status run_round(expit *x, int r, winner *w, char *const *hold,
+                             int n_hold, long long *env_steps) {
+  const train_config *cfg = x->cfg;
+  nn_model *m = x->ec->model;
+  char path[4200];
+  mqss_status st = MQSS_OK;
+  ckpt_state cs = {.rng = 1, .reward_ema = NAN};
+  double t0 = now_ms();
+  for (int c = 0; c < EXPIT_NCOLS; c++)
+    x->row[c] = NAN;
+  x->row[E_ROUND] = r;
+  // 1. search (skipped when its winners are on disk)
+  round_path(x, path, sizeof path, "winners.tsv");
+  if (exists(path)) {
+    st = load_winners(x->s, path, w, x->ec->n_modules);
+  } else {
+    char start[4200];
+    round_path(x, start, sizeof start, "start.safetensors");
+    mqss_policy *pol = NULL;
+    st = train_export(x->s, x->o, m, x->ec->catalog, r, *env_steps, 0, start);
+    if (st == MQSS_OK)
+      st = mqss_policy_load(x->s, start, NULL, &pol);
+    if (st == MQSS_OK)
+      st = search_all(x, pol, w, r);
+    mqss_policy_destroy(pol);
+    if (st == MQSS_OK)
+      st = save_winners(x->s, path, w, x->ec->n_modules);
+  }
+  // 2. cloning (skipped when clone.bin is on disk)
+  round_path(x, path, sizeof path, "clone.bin");
+  if (st == MQSS_OK && exists(path)) {
+    st = ckpt_load(x->s, path, m, &cs);
+  } else if (st == MQSS_OK) {
+    st = clone_winners(x, w);
+    if (st == MQSS_OK)
+      st = ckpt_save(x->s, path, m, &cs);
+    char clone[4200];
+    round_path(x, clone, sizeof clone, "clone.safetensors");
+    if (st == MQSS_OK)
+      st = train_export(x->s, x->o, m, x->ec->catalog, r, *env_steps, 0, clone);
+  }
+  if (st != MQSS_OK)
+    return st;
+  // 3. PPO anchored to the clone, in this round's directory
+  nn_model *anchor = nn_model_create(&m->cfg, 0);
+  if (!anchor)
+    return fail(x->s, MQSS_ERR_NOMEM, "out of memory");
+  memcpy(anchor->params_memory, m->params_memory, m->n_params * sizeof(float));
+  train_config pc = *cfg;
+  pc.iterations = cfg->expit_ppo_iterations;
+  pc.bc_epochs = 0;
+  ppo_seen seen = {NAN, 0};
+  train_options po = *x->o;
+  po.cfg = &pc;
+  po.log_dir = x->dir;
+  char prev[4300];
+  round_path(x, path, sizeof path, "checkpoint.bin");
+  snprintf(prev, sizeof prev, "%s.prev", path);
+  po.resume = exists(path) || exists(prev);
+  po.stop_after = 0;
+  po.on_iteration = on_ppo_iteration;
+  po.ctx = &seen;
+  po.anchor = anchor;
+  po.kl_coef = cfg->expit_kl;
+  train_result tr;
+  st = train_run(x->s, x->setup, &po, &tr);
+  nn_model_destroy(anchor);
+  if (st != MQSS_OK)
+    return st;
+  *env_steps += tr.env_steps;
+  x->row[E_PPO_RETURN] = seen.last_return;
+  x->row[E_ENV_STEPS] = (double)*env_steps;
+  if ((st = holdout(x, hold, n_hold, tr.policy_path)) != MQSS_OK)
+    return st;
+  // 4. the round's weights and figures
+  round_path(x, path, sizeof path, "final.bin");
+  cs.env_steps = *env_steps;
+  if ((st = ckpt_save(x->s, path, m, &cs)) != MQSS_OK)
+    return st;
+  x->row[E_ELAPSED] = (now_ms() - t0) / 1e3;
+  strbuf row = {0};
+  for (int c = 0; c < EXPIT_NCOLS; c++)
+    sb_printf(&row, "%s%.6g", c ? "," : "", x->row[c]);
+  sb_printf(&row, "\n");
+  round_path(x, path, sizeof path, "row.csv");
+  st = write_atomic(x->s, path, row.data);
+  sb_free(&row);
+  return st;
+}
+
+// ----------------------------------------------------------------------------
+// the rounds
+
+mqss_status expit_run(mqss_session *s, train_setup *setup,
+                      const train_options *o,
+                      void (*on_round)(void *ctx, const double *row),
+                      void *ctx, expit_result *out) {
+  const train_config *cfg = o->cfg;
+  expit x = {.s = s, .o = o, .cfg = cfg, .setup = setup,
+             .ec = train_setup_episodes(setup)};
+  expit_result r = {0};
+  mqss_status st = MQSS_OK;
+  if (mkdir(o->log_dir, 0777) != 0 && errno != EEXIST)
+    return fail(s, MQSS_ERR_IO, "cannot create '%s': %s", o->log_dir,
+                strerror(errno));
+  int n = x.ec->n_modules, n_hold = 0;
+  char **hold = NULL;
+  winner *w = malloc((size_t)n * sizeof *w);
+  if (!w)
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < n; i++)
+    w[i] = (winner){.n = -1};
+  if (cfg->expit_holdout[0])
+    st = train_manifest_read(s, cfg->expit_holdout, &hold, &n_hold);
+  // Finished rounds: resume after the last one, from its weights and winners.
+  int start = 0;
+  char path[4300];
+  ckpt_state cs = {.rng = 1, .reward_ema = NAN};
+  while (o->resume && st == MQSS_OK && start < cfg->expit_rounds) {
+    snprintf(path, sizeof path, "%s/round_%d/row.csv", o->log_dir, start);
+    if (!exists(path))
+      break;
+    start++;
+  }
+  if (st == MQSS_OK && start > 0) {
+    snprintf(path, sizeof path, "%s/round_%d/final.bin", o->log_dir, start - 1);
+    st = ckpt_load(s, path, x.ec->model, &cs);
+    snprintf(path, sizeof path, "%s/round_%d/winners.tsv", o->log_dir, start - 1);
+    if (st == MQSS_OK)
+      st = load_winners(s, path, w, n);
+    r.env_steps = cs.env_steps;
+  }
+  r.resumed_at = start;
+  for (int round = start; st == MQSS_OK && round < cfg->expit_rounds; round++) {
+    snprintf(x.dir, sizeof x.dir, "%s/round_%d", o->log_dir, round);
+    if (mkdir(x.dir, 0777) != 0 && errno != EEXIST) {
+      st = fail(s, MQSS_ERR_IO, "cannot create '%s': %s", x.dir, strerror(errno));
+      break;
+    }
+    if (!o->resume) {
+      // a fresh run must not pick up files of an earlier one
+      const char *stale[] = {"winners.tsv", "clone.bin", "checkpoint.bin",
+                             "checkpoint.bin.prev", "row.csv"};
+      for (size_t k = 0; k < sizeof stale / sizeof *stale; k++) {
+        snprintf(path, sizeof path, "%s/%s", x.dir, stale[k]);
+        remove(path);
+      }
+    }
+    // each round's own stream: a resumed round clones as a straight one
+    nn_rng_seed(&x.rng, (uint64_t)cfg->seed * 0x9e3779b97f4a7c15ULL + 7 + (uint64_t)round);
+    if ((st = run_round(&x, round, w, hold, n_hold, &r.env_steps)) != MQSS_OK)
+      break;
+    r.rounds = round + 1;
+    if ((st = write_csv(&x, round + 1)) != MQSS_OK)
+      break;
+    if (on_round)
+      on_round(ctx, x.row);
+    snprintf(r.policy_path, sizeof r.policy_path, "%.4000s/policy.safetensors",
+             x.dir);
+  }
+  for (int i = 0; i < n_hold; i++)
+    free(hold[i]);
+  free(hold);
+  free(w);
+  if (out)
+    *out = r;
+  return st;
+}

@@ -1,0 +1,122 @@
+// Unit tests of any-time selection (mqss_policy_select_budget): budget 0 is
+// plain mqss_policy_select, to the pipeline; with a budget, a policy whose own
+// choice miscompiles (untrained seed-1 policy over the search test catalog:
+// it tiles and super-vectorizes the jacobi kernel, a known wrong-output
+// pipeline) gets a selection whose outputs pass the check instead.
+#include "internal.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define INPUTS MQSS_SOURCE_DIR "/tests/lit/Inputs/"
+
+static mqss_policy *random_policy(mqss_session *s, uint64_t seed) {
+  char path[128];
+  snprintf(path, sizeof path, "/tmp/mqss_test_budget_%d_%llu.st", (int)getpid(),
+           (unsigned long long)seed);
+  mqss_catalog *c = NULL;
+  mqss_policy *p = NULL;
+  mqss_policy_options po;
+  mqss_policy_options_init(&po);
+  po.catalog_path = INPUTS "search_catalog.yaml";
+  if (mqss_catalog_load(s, po.catalog_path, &c) != MQSS_OK ||
+      mqss_policy_write_random(s, c, "gnn", seed, path) != MQSS_OK ||
+      mqss_policy_load(s, path, &po, &p) != MQSS_OK)
+    fail_msg("policy: %s", mqss_errmsg(s));
+  mqss_catalog_destroy(c);
+  unlink(path);
+  return p;
+}
+
+static mqss_budget_options quick(int budget) {
+  mqss_budget_options o;
+  mqss_budget_options_init(&o);
+  o.budget = budget;
+  o.confirm_pairs = 6;
+  o.measure.warmup = 0;
+  o.measure.repeat = 2;
+  o.measure.code_size = 0;
+  return o;
+}
+
+static void test_budget_zero_is_plain_select(void **state) {
+  (void)state;
+  mqss_session *s = NULL;
+  assert_int_equal(mqss_session_create(&s), MQSS_OK);
+  mqss_module *m = NULL;
+  assert_int_equal(mqss_module_parse_file(s, INPUTS "measure_jacobi_kernel.mlir", &m), MQSS_OK);
+  mqss_select_options so;
+  mqss_select_options_init(&so);
+  so.max_steps = 2;
+  for (uint64_t seed = 1; seed <= 3; seed++) {
+    mqss_policy *p = random_policy(s, seed);
+    mqss_selection *a = NULL, *b = NULL;
+    mqss_budget_options o = quick(0);
+    mqss_budget_report r;
+    assert_int_equal(mqss_policy_select(p, m, &so, &a), MQSS_OK);
+    assert_int_equal(mqss_policy_select_budget(p, m, &so, &o, &b, &r), MQSS_OK);
+    assert_string_equal(mqss_selection_pipeline(a), mqss_selection_pipeline(b));
+    assert_int_equal(mqss_selection_count(a), mqss_selection_count(b));
+    assert_int_equal(r.kept, 0);
+    assert_int_equal(r.measured, 0); // nothing is measured at budget 0
+    mqss_selection_destroy(a);
+    mqss_selection_destroy(b);
+    mqss_policy_destroy(p);
+  }
+  mqss_module_destroy(m);
+  mqss_session_destroy(s);
+}
+
+static void test_budget_never_returns_a_wrong_pipeline(void **state) {
+  (void)state;
+  mqss_session *s = NULL;
+  assert_int_equal(mqss_session_create(&s), MQSS_OK);
+  mqss_module *m = NULL;
+  assert_int_equal(mqss_module_parse_file(s, INPUTS "measure_jacobi_kernel.mlir", &m), MQSS_OK);
+  mqss_select_options so;
+  mqss_select_options_init(&so);
+  so.max_steps = 2;
+  mqss_policy *p = random_policy(s, 1);
+  mqss_selection *own = NULL, *sel = NULL;
+  assert_int_equal(mqss_policy_select(p, m, &so, &own), MQSS_OK);
+  // the premise: the pure policy picks the miscompile
+  assert_non_null(strstr(mqss_selection_pipeline(own), "super-vectorize"));
+  mqss_budget_options o = quick(4);
+  mqss_budget_report r;
+  assert_int_equal(mqss_policy_select_budget(p, m, &so, &o, &sel, &r), MQSS_OK);
+  assert_int_equal(r.policy_ok, 0);
+  assert_true(r.failed >= 1);
+  assert_int_not_equal(r.kept, 0);
+  const char *got = mqss_selection_pipeline(sel);
+  assert_null(strstr(got, "super-vectorize"));
+  // and the returned pipeline passes the output check
+  mqss_measure_options mo;
+  mqss_measure_options_init(&mo);
+  mo.pipeline = got;
+  mo.warmup = 0;
+  mo.repeat = 1;
+  mqss_measure_result mr;
+  assert_int_equal(mqss_measure(m, &mo, &mr), MQSS_OK);
+  assert_int_equal(mr.status, MQSS_MEASURE_OK);
+  mqss_selection_destroy(own);
+  mqss_selection_destroy(sel);
+  mqss_policy_destroy(p);
+  mqss_module_destroy(m);
+  mqss_session_destroy(s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_budget_zero_is_plain_select),
+      cmocka_unit_test(test_budget_never_returns_a_wrong_pipeline),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
