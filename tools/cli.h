@@ -77,6 +77,7 @@ int cmd_select(int argc, char **argv);
 int cmd_compile(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_dashboard(int argc, char **argv);
 
 // Options shared by select, compile and explain (tools/cmd_select.c).
 typedef struct {
