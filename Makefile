@@ -5,7 +5,7 @@ ASAN_BUILD ?= build-asan
 TSAN_BUILD ?= build-tsan
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps build test test-unit test-asan test-tsan demo bench clean
+.PHONY: all deps build test test-unit test-asan test-tsan static test-static demo bench clean
 
 all: build
 
@@ -41,6 +41,14 @@ test-tsan: deps
 	cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_policy_threads test_policy
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
 	  ctest --output-on-failure -R 'unit/test_policy'
+
+# The CLI linked against the static MLIR/LLVM archives: build/mqss-static.
+static: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j$(JOBS) --target mqss-static
+
+# ldd, select/opt/measure against the shared build, and the demo, with it.
+test-static: build static
+	./tests/static/check_static.sh $(BUILD)
 
 demo: build
 	@./scripts/demo.sh $(BUILD)
