@@ -39,19 +39,23 @@ typedef enum {
   FIELD_RATIO_OR_NULL, // a finite number > 0, or null (not measured)
 } field_kind;
 
+// `alias` is another name a writer may use for the field; the page sees
+// `name`. "selector" false marks a run with the A/B switch off (the user's
+// pipeline alone): the page leaves it out of fallback and latency figures.
 static const struct {
-  const char *name;
+  const char *name, *alias;
   field_kind kind;
   bool required;
 } fields[] = {
-    {"module_hash", FIELD_STRING, true},
-    {"pipeline", FIELD_STRING, false},
-    {"decision_ms", FIELD_MS, false},
-    {"fallback", FIELD_BOOL, false},
-    {"fallback_reason", FIELD_STRING_OR_NULL, false},
-    {"compile_ms", FIELD_MS, false},
-    {"speedup", FIELD_RATIO_OR_NULL, false},
-    {"budget_hit", FIELD_BOOL, false},
+    {"module_hash", "module", FIELD_STRING, true},
+    {"pipeline", NULL, FIELD_STRING, false},
+    {"decision_ms", NULL, FIELD_MS, false},
+    {"fallback", NULL, FIELD_BOOL, false},
+    {"fallback_reason", NULL, FIELD_STRING_OR_NULL, false},
+    {"compile_ms", NULL, FIELD_MS, false},
+    {"speedup", NULL, FIELD_RATIO_OR_NULL, false},
+    {"budget_hit", NULL, FIELD_BOOL, false},
+    {"selector", NULL, FIELD_BOOL, false},
 };
 enum { NFIELDS = sizeof fields / sizeof fields[0] };
 
@@ -77,6 +81,13 @@ static bool field_ok(field_kind k, const cJSON *v) {
   return false;
 }
 
+static const cJSON *field_value(const cJSON *obj, int i) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, fields[i].name);
+  if (!v && fields[i].alias)
+    v = cJSON_GetObjectItemCaseSensitive(obj, fields[i].alias);
+  return v;
+}
+
 static const char *json_type_name(const cJSON *v) {
   if (cJSON_IsString(v)) return "a string";
   if (cJSON_IsNumber(v)) return "a number";
@@ -94,7 +105,7 @@ static cJSON *validate(const cJSON *obj, const char *file, strbuf *why) {
     return NULL;
   }
   for (int i = 0; i < NFIELDS; i++) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, fields[i].name);
+    const cJSON *v = field_value(obj, i);
     if (!v && fields[i].required) {
       sb_printf(why, "no \"%s\" field", fields[i].name);
       return NULL;
@@ -109,7 +120,7 @@ static cJSON *validate(const cJSON *obj, const char *file, strbuf *why) {
   }
   cJSON *rec = cJSON_CreateObject();
   for (int i = 0; rec && i < NFIELDS; i++) {
-    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, fields[i].name);
+    const cJSON *v = field_value(obj, i);
     cJSON *copy = v ? cJSON_Duplicate(v, false) : cJSON_CreateNull();
     if (!copy || !cJSON_AddItemToObject(rec, fields[i].name, copy)) {
       cJSON_Delete(copy);
