@@ -351,7 +351,7 @@ static const cli_command commands[] = {
      "(log axis, 1x marked), fallback rate and reasons, decision-latency\n"
      "histogram and a per-module table. A line that is not a JSON object or\n"
      "has a field of the wrong type is skipped and counted (stderr and the\n"
-     "page name FILE:LINE:COL and the reason). See docs/INTEGRATION.md.\n"
+     "page name FILE:LINE:COL and the reason). See docs/DEPLOY.md.\n"
      "\n"
      "  -o OUT.html   the page to write (required)\n",
      cmd_dashboard},
