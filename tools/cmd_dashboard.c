@@ -307,9 +307,9 @@ int cmd_dashboard(int argc, char **argv) {
     if (d.skipped)
       fprintf(stderr, "mqss: dashboard: %ld corrupt line%s skipped\n",
               d.skipped, d.skipped == 1 ? "" : "s");
-    printf("wrote %s: %d records from %d file%s, %ld lines skipped\n", out,
+    printf("wrote %s: %d records from %d file%s, %ld line%s skipped\n", out,
            cJSON_GetArraySize(cJSON_GetObjectItem(root, "records")), nfiles,
-           nfiles == 1 ? "" : "s", d.skipped);
+           nfiles == 1 ? "" : "s", d.skipped, d.skipped == 1 ? "" : "s");
   }
   cJSON_Delete(d.records);
   cJSON_Delete(d.files);
