@@ -7,7 +7,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_S     ?= 60
 JOBS       ?= $(shell nproc)
 
-.PHONY: all deps build test test-unit test-asan test-tsan fuzz demo bench clean
+.PHONY: all deps build test test-unit test-asan test-tsan fuzz static test-static demo bench clean
 
 all: build
 
@@ -51,6 +51,13 @@ fuzz: deps
 	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMQSS_FUZZ=ON >/dev/null
 	cmake --build $(FUZZ_BUILD) -j$(JOBS) --target fuzzers
 	./scripts/fuzz.sh $(FUZZ_BUILD) $(FUZZ_S)
+# The CLI linked against the static MLIR/LLVM archives: build/mqss-static.
+static: deps $(BUILD)/Makefile
+	cmake --build $(BUILD) -j$(JOBS) --target mqss-static
+
+# ldd, select/opt/measure against the shared build, and the demo, with it.
+test-static: build static
+	./tests/static/check_static.sh $(BUILD)
 
 demo: build
 	@./scripts/demo.sh $(BUILD)

@@ -7,7 +7,7 @@
 // PolyBench's init_array:
 //   A[i][j] = (i*(j+2) + 2) / N,   B[i][j] = (i*(j+3) + 3) / N
 // and prints the final A (32x32; boundary rows/columns keep their initial values).
-// Note: PLATFORM.md records that affine-loop-tile{tile-size=64} +
+// Note: docs/DESIGN.md records that affine-loop-tile{tile-size=64} +
 // affine-super-vectorize miscompiled this kind of stencil, so its output is a
 // useful correctness check.
 

@@ -5,10 +5,13 @@
 # baseline and the reference in interleaved pairs, with outputs checked, and
 # prints the table. Then compiles one module to an object file through the
 # guard. Takes a few minutes on 2 cores.
+#
+# usage: demo.sh [BUILD_DIR] [MQSS_BINARY]   (defaults: build, BUILD_DIR/mqss;
+# tests/static/check_static.sh passes build/mqss-static)
 set -euo pipefail
 build=${1:-build}
 root=$(cd "$(dirname "$0")/.." && pwd)
-mqss="$build/mqss"
+mqss=${2:-$build/mqss}
 policy="$root/models/default.safetensors"
 out="$build/demo"
 rm -rf "$out"

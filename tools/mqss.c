@@ -365,6 +365,21 @@ static const cli_command commands[] = {
      "change of a weight. See docs/POLICY_FORMAT.md; bench/int8.sh compares\n"
      "the decisions with the f32 policy's.\n",
      cmd_quantize},
+    {"dashboard", "write a self-contained HTML page from metrics JSONL",
+     "usage: mqss dashboard FILE.jsonl... -o OUT.html\n"
+     "\n"
+     "Reads the metrics that 'mqss-opt --mqss-metrics' and the plugin's\n"
+     "metrics= option write (one JSON object per module run: module_hash,\n"
+     "pipeline, decision_ms, fallback, fallback_reason, compile_ms, speedup,\n"
+     "budget_hit; only module_hash is required) and writes one HTML page with\n"
+     "inline CSS, script and SVG, no network access: speedup distribution\n"
+     "(log axis, 1x marked), fallback rate and reasons, decision-latency\n"
+     "histogram and a per-module table. A line that is not a JSON object or\n"
+     "has a field of the wrong type is skipped and counted (stderr and the\n"
+     "page name FILE:LINE:COL and the reason). See docs/DEPLOY.md.\n"
+     "\n"
+     "  -o OUT.html   the page to write (required)\n",
+     cmd_dashboard},
     {"version", "print the mqss version and the MLIR/LLVM version in use",
      "usage: mqss version\n", cmd_version},
     {"help", "list the commands, or show one command's help",

@@ -1,5 +1,5 @@
 // Hand-written schedule for the f32 matmuls of bench/peak.sh, the best recipe
-// of /work/notes/recipes.md (AVX2, 16 ymm registers): a cache tile
+// found on the development machine (AVX2, 16 ymm registers): a cache tile
 // [128, N, 64], then a 4x16 register tile with the j loop outside the i loop
 // so that the 64x16 panel of B stays in L1, vectorised, accumulators hoisted
 // out of the k loop, contraction lowered to outer-product FMAs. Run it with

@@ -28,7 +28,7 @@
 // with the dot-product strategy, which turns a register-tiled matmul into
 // horizontal reductions. The pattern set stays small on purpose: shape_cast
 // and broadcast lowering together with transfer lowering and canonicalization
-// in one greedy rewrite hang (PLATFORM.md); convert-vector-to-scf and
+// in one greedy rewrite hang (docs/DESIGN.md); convert-vector-to-scf and
 // convert-vector-to-llvm lower those later, each in its own rewrite.
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/Func/IR/FuncOps.h>

@@ -28,6 +28,13 @@ static const char *const runner_libs[] = {
     "/usr/lib/llvm-19/lib/libmlir_c_runner_utils.so",
 };
 
+// A runner library that is not installed is left out: a static mqss on a
+// machine without MLIR's runtime libraries still runs every program that
+// calls none of their functions (the others fail to link, with a message).
+static bool runner_lib_present(size_t i) {
+  return access(runner_libs[i], R_OK) == 0;
+}
+
 // ----------------------------------------------------------------------------
 // compile
 
@@ -80,7 +87,8 @@ static bool create_engine(compiled *c, const mqss_measure_options *o,
   int n = 0;
   if (!o->no_runner_libs)
     for (size_t i = 0; i < sizeof runner_libs / sizeof runner_libs[0]; i++)
-      libs[n++] = mlirStringRefCreateFromCString(runner_libs[i]);
+      if (runner_lib_present(i))
+        libs[n++] = mlirStringRefCreateFromCString(runner_libs[i]);
   for (int i = 0; i < o->num_shared_libs && n < 64; i++)
     libs[n++] = mlirStringRefCreateFromCString(o->shared_libs[i]);
   static pthread_once_t listener_once = PTHREAD_ONCE_INIT;
@@ -186,7 +194,7 @@ static bool load_object(compiled *c, const mqss_measure_options *o,
                         const entry_spec *e) {
   if (!o->no_runner_libs)
     for (size_t i = 0; i < sizeof runner_libs / sizeof runner_libs[0]; i++)
-      if (!dlopen(runner_libs[i], RTLD_NOW | RTLD_GLOBAL))
+      if (runner_lib_present(i) && !dlopen(runner_libs[i], RTLD_NOW | RTLD_GLOBAL))
         return false;
   for (int i = 0; i < o->num_shared_libs; i++)
     if (!dlopen(o->shared_libs[i], RTLD_NOW | RTLD_GLOBAL))

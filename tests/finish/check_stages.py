@@ -5,7 +5,7 @@ For each examples/*.mlir and each stage-producing pipeline below, runs
 `mqss opt FILE --pipeline STAGE --finish`, checks that only LLVM-dialect ops
 remain, JIT-runs the result with mlir-cpu-runner and compares every printed
 number with the reference: the same staged IR lowered by upstream mlir-opt
-with PLATFORM.md's fixed recipe (plus the vector conversions). The reference
+with docs/DESIGN.md's lowering recipe (plus the vector conversions). The reference
 is independent of our code, so a finisher that drops or reorders work fails
 here. The reference follows the stage, not the source, because a stage
 pipeline may itself miscompile: affine-super-vectorize does on jacobi-2d.

@@ -2,7 +2,7 @@
 // measurements: the observation, the end of an episode at STOP and at
 // max_steps, a blocked action skipped with reward 0, a failing pass reverted
 // with the step penalty, the known jacobi-2d miscompile (tile 64 then
-// vectorize 8, PLATFORM.md) earning the -5 success term, and the perf notice
+// vectorize 8, docs/DESIGN.md) earning the -5 success term, and the perf notice
 // given once.
 #include "env/env.h" // before cmocka: it defines a fail() macro
 

@@ -1,7 +1,7 @@
 // Unit tests of targeted episodes (decisions scoped to one func.func): the
 // env measures the transformed IR, and its outputs must be checked against
 // the ORIGINAL module's reference, not against the transformed IR itself.
-// The known jacobi-2d miscompile (tile 64 then vectorize 8, PLATFORM.md),
+// The known jacobi-2d miscompile (tile 64 then vectorize 8, docs/DESIGN.md),
 // applied to the kernel function only, must end as wrong_output with the -5
 // success term; a harmless targeted pass stays ok. Also the measurement
 // option behind it (reference_module), including a signature mismatch.

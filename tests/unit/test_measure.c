@@ -471,7 +471,7 @@ static void test_wrong_output(void **state) {
   assert_true(r.mismatch_output == 0 || r.mismatch_output == 1);
   assert_true(r.mismatch_index >= 0 && r.mismatch_index < 1024);
   assert_true(fabs(r.mismatch_got - r.mismatch_want) == r.max_error);
-  assert_true(r.max_error > 0.1); // PLATFORM.md saw about 1.0
+  assert_true(r.max_error > 0.1); // docs/DESIGN.md saw about 1.0
   assert_non_null(strstr(r.message, "wrong_output: argument"));
 }
 

@@ -43,7 +43,7 @@ static mqss_measure_result run(mqss_module *m, const char *pipeline,
 }
 
 #define GOOD "func.func(affine-loop-tile{tile-size=64})"
-// The known vectorizer miscompile of the Jacobi stencil (PLATFORM.md).
+// The known vectorizer miscompile of the Jacobi stencil (docs/DESIGN.md).
 #define BAD "func.func(affine-loop-tile{tile-size=64}," \
             "affine-super-vectorize{virtual-vector-size=8})"
 

@@ -1,6 +1,6 @@
 // The jacobi-2d kernel of examples/jacobi2d_affine_memref_f32.mlir alone
 // (PolyBench "jacobi-2d", N = 32, TSTEPS = 8, affine loops on memrefs). Its
-// entry @kernel_jacobi_2d takes A and B in place. PLATFORM.md records that
+// entry @kernel_jacobi_2d takes A and B in place. docs/DESIGN.md records that
 // affine-loop-tile{tile-size=64} followed by
 // affine-super-vectorize{virtual-vector-size=8} miscompiles it (max error
 // about 1.0): a real wrong_output case.
