@@ -192,6 +192,9 @@ static bool read_file(dash_data *d, const char *path) {
         if (rest < eol && strspn(rest, " \t\r") < (size_t)(eol - rest)) {
           col = (long)(rest - p) + 1;
           sb_printf(&why, "text after the JSON value");
+        } else if (cJSON_GetObjectItemCaseSensitive(obj, "fnv1a") &&
+                   !mqss_metrics_line_check(p, len)) {
+          sb_printf(&why, "checksum mismatch (edited or torn line)");
         } else {
           rec = validate(obj, path, &why);
         }

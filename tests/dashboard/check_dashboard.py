@@ -138,8 +138,25 @@ for i in range(40):
         rec.update(selector=False, fallback=False, fallback_reason=None, speedup=None,
                    decision_ms=0.0)
     records.append(rec)
-# mqss-opt's log names the hash "module"; extra fields (a checksum) are ignored
-records[7] = dict(records[7], module=records[7].pop("module_hash"), fnv1a="0123456789abcdef")
+# mqss-opt's log names the hash "module" and closes each line with an FNV-1a
+# checksum of the bytes before it: a line whose checksum matches is a record.
+records[7] = dict(records[7], module=records[7].pop("module_hash"))
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for byte in data:
+        h = ((h ^ byte) * 0x100000001b3) & 0xffffffffffffffff
+    return h
+
+
+def line_of(rec):
+    if "module" not in rec:
+        return json.dumps(rec)
+    body = json.dumps(rec, separators=(",", ":"))[:-1]
+    return body + ',"fnv1a":"%016x"}' % fnv1a64(body.encode())
+
+
 HOSTILE = "</script><script>document.body.setAttribute('data-pwned', '1')</script>"
 records[-1]["pipeline"] = HOSTILE  # the last run: the table shows it
 
@@ -147,18 +164,19 @@ corrupt = ['{"module_hash": "ab", "speedup": ',           # torn write
            'not json at all',
            '{"module_hash": "cd", "speedup": "fast"}',    # wrong type
            '{"pipeline": "x", "decision_ms": 1}',         # no module_hash
-           '[1, 2, 3]']
+           '[1, 2, 3]',
+           line_of(dict(module="ef", speedup=1.5)).replace("1.5", "2.5")]  # edited
 a, b = os.path.join(TMP, "a.jsonl"), os.path.join(TMP, "b.jsonl")
 bad_lines = {}  # path -> line numbers
 with open(a, "w") as f:
-    lines = [json.dumps(r) for r in records[:25]]
+    lines = [line_of(r) for r in records[:25]]
     for k, c in enumerate(corrupt[:3]):
         lines.insert(4 + 6 * k, c)
     lines.insert(10, "")  # blank lines are not records
     bad_lines[a] = [n + 1 for n, l in enumerate(lines) if l in corrupt]
     f.write("\n".join(lines) + "\n")
 with open(b, "w") as f:
-    lines = [json.dumps(r) for r in records[25:]] + corrupt[3:]
+    lines = [line_of(r) for r in records[25:]] + corrupt[3:]
     bad_lines[b] = [n + 1 for n, l in enumerate(lines) if l in corrupt]
     f.write("\n".join(lines))  # no final newline
 
