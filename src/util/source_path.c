@@ -8,6 +8,14 @@
 
 void source_tree_path(char *out, size_t len, const char *here,
                       const char *self, const char *target) {
+#ifdef MQSS_SOURCE_ROOT
+  // A compiler launcher (ccache with a base directory) can make __FILE__
+  // relative to the build directory, which says nothing at run time.
+  if (here[0] != '/') {
+    snprintf(out, len, "%s/%s", MQSS_SOURCE_ROOT, target);
+    return;
+  }
+#endif
   const char *cut = strstr(here, self);
   size_t root = cut ? (size_t)(cut - here) : 0;
   snprintf(out, len, "%.*s%s", (int)root, here, target);
