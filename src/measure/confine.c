@@ -40,8 +40,9 @@ static const char *const allowed[] = {
     "sysinfo", "uname", "getcpu", // qsort asks sysinfo for the memory size
     "futex", "rt_sigreturn", "rt_sigprocmask", "sigaltstack",
     "restart_syscall",
-    // the harness's output cap (RLIMIT_FSIZE) around each run
-    "prlimit64", "getrlimit", "setrlimit",
+    // the harness's output cap (RLIMIT_FSIZE) around each run (prlimit64:
+    // of this process only, below)
+    "getrlimit", "setrlimit",
     "exit", "exit_group",
 };
 
@@ -69,6 +70,12 @@ static int add_rules(scmp_filter_ctx ctx) {
   // Signal handlers, except for SIGSYS: the report of a blocked call stays.
   if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(rt_sigaction), 1,
                              SCMP_A0(SCMP_CMP_NE, SIGSYS))) < 0)
+    return rc;
+  // Limits of this process only (pid 0 or its own).
+  if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1,
+                             SCMP_A0(SCMP_CMP_EQ, 0))) < 0 ||
+      (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1,
+                             SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self))) < 0)
     return rc;
   // Signals to this process only: abort() and raise().
   if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1,

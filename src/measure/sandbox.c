@@ -331,8 +331,8 @@ static void classify_death(const mqss_measure_options *o, int wst, bool timed_ou
   if (forbidden == -1) {
     r->status = MQSS_MEASURE_FORBIDDEN;
     set_message(r, "forbidden: the program was not run: the sandbox could not "
-                "confine it (%s); --no-sandbox runs it unconfined, in process",
-                tail);
+                "confine it (%s); only the C API's no_sandbox option runs code "
+                "unconfined (in process)", tail);
   } else if (forbidden >= 0 || (sigsys && !timed_out)) {
     // A program that masked SIGSYS (posix_spawn, hence system(), masks
     // every signal) is killed by it without the handler: no name then.
