@@ -125,6 +125,10 @@ struct mqss_module {
 // LLVM's and MLIR's words) and returns MQSS_ERR_PIPELINE.
 mqss_status pipeline_parse(mqss_session *s, MlirOpPassManager opm,
                            const char *text, const char *shown);
+// pipeline_parse without the check of known-bad option values: the text
+// names registered passes with options of the right types.
+mqss_status pipeline_parse_syntax(mqss_session *s, MlirOpPassManager opm,
+                                  const char *text, const char *shown);
 
 // True when the printed pipeline `canonical` sets a pass option to a value
 // known to crash MLIR in process (bad_options.c); `why` then says which and
@@ -144,6 +148,9 @@ mqss_status isolated_trial(mqss_session *s, mqss_status (*work)(void *ctx),
 // why" to `report` per failing action. Returns the number that fail.
 int catalog_check_pipelines(const mqss_catalog *c, const char *path,
                             strbuf *report);
+// At load: true when action `i`'s pipeline parses (syntax only) at the ends
+// of its ranges and with each choice value; else false with `why` set.
+bool catalog_action_parses(const mqss_catalog *c, int i, strbuf *why);
 // True when `m` holds an op that no finisher step lowers (finish.c): a
 // device dialect, or a dialect the step table does not name. One walk, no
 // pass; a module without such ops may still fail to finish, but rarely.

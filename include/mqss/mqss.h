@@ -193,7 +193,8 @@ char *mqss_module_to_string_with_locations(const mqss_module *module);
   X(MQSS_MEASURE_TIMEOUT, 5, "timeout")                                        \
   X(MQSS_MEASURE_OUT_OF_MEMORY, 6, "out_of_memory")                            \
   X(MQSS_MEASURE_WRONG_OUTPUT, 7, "wrong_output")                              \
-  X(MQSS_MEASURE_UNSUPPORTED, 8, "unsupported")
+  X(MQSS_MEASURE_UNSUPPORTED, 8, "unsupported")                                \
+  X(MQSS_MEASURE_FORBIDDEN, 9, "forbidden")
 
 /// Outcome of one measurement (what happened to the candidate), as opposed to
 /// mqss_status (whether the harness itself could do its job).
@@ -208,6 +209,9 @@ char *mqss_module_to_string_with_locations(const mqss_module *module);
 ///  - WRONG_OUTPUT: outputs differ from the reference beyond tolerance.
 ///  - UNSUPPORTED: the entry's signature cannot be driven (the message names
 ///    the argument), or no entry function was found.
+///  - FORBIDDEN: the executed code made a system call that the sandbox's
+///    confinement blocks (opening files, running programs, new processes or
+///    threads, sockets); the message names the call (docs/MEASURE.md).
 typedef enum {
 #define MQSS_MEASURE_STATUS_ENUM(name, value, text) name = value,
   MQSS_MEASURE_STATUS_TABLE(MQSS_MEASURE_STATUS_ENUM)

@@ -535,6 +535,17 @@ static mqss_status load_document(loader *L, yaml_node_t *root) {
       if (c->stop >= 0)
         return bad(L, an, "more than one STOP action");
       c->stop = i;
+    } else if (!c->actions[i].n_steps) {
+      strbuf why = {0};
+      if (!catalog_action_parses(c, i, &why)) {
+        yaml_node_t *pn = get(L, an, "pipeline");
+        st = bad(L, pn ? pn : an, "action '%s': %s; fix the pipeline text "
+                 "(pass names and option types: mlir-opt-19 --help)",
+                 c->actions[i].name, why.data);
+        sb_free(&why);
+        return st;
+      }
+      sb_free(&why);
     }
   }
   if (!catalog_hash(c))

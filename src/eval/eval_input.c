@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -229,14 +230,19 @@ void eval_inputs_free(eval_inputs *in) {
   memset(in, 0, sizeof *in);
 }
 
+static char default_baselines[4096];
+
+static void init_default_baselines(void) {
+  source_tree_path(default_baselines, sizeof default_baselines, __FILE__,
+                   "src/eval/eval_input.c", "data/baselines.yaml");
+}
+
 const char *eval_default_baselines_path(void) {
   if (access("data/baselines.yaml", R_OK) == 0)
     return "data/baselines.yaml";
-  static char path[4096];
-  if (!path[0])
-    source_tree_path(path, sizeof path, __FILE__, "src/eval/eval_input.c",
-                     "data/baselines.yaml");
-  return path;
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, init_default_baselines);
+  return default_baselines;
 }
 
 // ----------------------------------------------------------------------------

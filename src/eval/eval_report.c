@@ -244,11 +244,16 @@ static mqss_status plots(mqss_session *s, const char *dir, const eval_row *rows,
   FILE *f = fopen(path, "w");
   if (!f)
     return fail(s, MQSS_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-  fprintf(f, "# family vs_baseline vs_reference vs_fixed (0 = n/a)\n");
-  for (int i = 0; i < a->n_families; i++)
-    fprintf(f, "%s %.6g %.6g %.6g\n", a->families[i].name,
-            a->families[i].geo_baseline, a->families[i].geo_reference,
-            a->families[i].geo_fixed);
+  // Ratios go on a log axis: an n/a (0) is written as missing ('?').
+  fprintf(f, "# family vs_baseline vs_reference vs_fixed (? = n/a)\n");
+  for (int i = 0; i < a->n_families; i++) {
+    double g[3] = {a->families[i].geo_baseline, a->families[i].geo_reference,
+                   a->families[i].geo_fixed};
+    fprintf(f, "%s", a->families[i].name);
+    for (int k = 0; k < 3; k++)
+      fprintf(f, g[k] > 0 ? " %.6g" : " ?", g[k]);
+    fprintf(f, "\n");
+  }
   fclose(f);
   snprintf(path, sizeof path, "%s/speedup_cdf.dat", dir);
   f = fopen(path, "w");
@@ -290,26 +295,28 @@ static mqss_status plots(mqss_session *s, const char *dir, const eval_row *rows,
           "# Drawn by mqss eval; rerun with: gnuplot plots.gp (in this directory)\n"
           "set terminal pngcairo size 900,500 noenhanced\n"
           "set output 'speedup_family.png'\n"
-          "set title 'Policy speedup per family (geomean; 0 = n/a)'\n"
+          "set title 'Policy speedup per family (geomean; log scale, 1x "
+          "dashed; no bar = n/a)'\n"
+          "set datafile missing '?'\nset logscale y 2\n"
           "set style data histograms\nset style histogram clustered gap 1\n"
           "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
-          "set grid ytics\nset key outside right top\nset yrange [0:*]\n"
-          "set xtics rotate by -35\nset ylabel 'speedup (x)'\n"
+          "set grid ytics\nset key outside right top\n"
+          "set xtics rotate by -35\nset ylabel 'speedup (x, log scale)'\n"
           "plot 'speedup_family.dat' using 2:xtic(1) title 'vs family baseline', "
           "'' using 3 title 'vs reference', '' using 4 title 'vs best fixed', "
           "1 with lines lc rgb 'black' dt 2 notitle\n"
           "reset\n"
           "set terminal pngcairo size 900,500 noenhanced\n"
           "set output 'speedup_cdf.png'\n"
-          "set title 'CDF of per-module speedups'\n"
+          "set title 'CDF of per-module speedups (log scale, 1x dashed)'\n"
           "set grid\nset key bottom right\nset yrange [0:1.05]\n"
-          "set xlabel 'speedup (x)'\nset ylabel 'fraction of modules'\n"
+          "set xlabel 'speedup (x, log scale)'\nset ylabel 'fraction of modules'\n"
           "set arrow from 1, graph 0 to 1, graph 1 nohead dt 2\n");
   if (!blocks) {
     fprintf(f, "set label 'no successful module' at graph 0.4, graph 0.5\n"
                "plot [0:2] -1 notitle\n");
   } else {
-    fprintf(f, "plot ");
+    fprintf(f, "set logscale x 2\nplot ");
     for (int c = 0, first = 1; c < 3; c++)
       if (present[c]) {
         fprintf(f, "%s'speedup_cdf.dat' index %d using 1:2 with steps lw 2 title '%s'",

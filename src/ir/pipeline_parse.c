@@ -83,8 +83,9 @@ static void append_trimmed(strbuf *sb, const char *text, size_t len) {
   sb_append(sb, text, len);
 }
 
-mqss_status pipeline_parse(mqss_session *s, MlirOpPassManager opm,
-                           const char *text, const char *shown) {
+static mqss_status parse(mqss_session *s, MlirOpPassManager opm,
+                         const char *text, const char *shown,
+                         bool check_options) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, register_atfork);
   strbuf printed = {0}, perr = {0};
@@ -104,7 +105,7 @@ mqss_status pipeline_parse(mqss_session *s, MlirOpPassManager opm,
     st = fail(s, MQSS_ERR_PIPELINE, "invalid pipeline '%s': %s", shown,
               why.len ? why.data : "parse error");
     sb_free(&why);
-  } else {
+  } else if (check_options) {
     strbuf canonical = {0}, why = {0};
     mlirPrintPassPipeline(opm, sb_mlir_callback, &canonical);
     if (canonical.data && pipeline_bad_option(canonical.data, &why))
@@ -116,4 +117,14 @@ mqss_status pipeline_parse(mqss_session *s, MlirOpPassManager opm,
   sb_free(&printed);
   sb_free(&perr);
   return st;
+}
+
+mqss_status pipeline_parse(mqss_session *s, MlirOpPassManager opm,
+                           const char *text, const char *shown) {
+  return parse(s, opm, text, shown, true);
+}
+
+mqss_status pipeline_parse_syntax(mqss_session *s, MlirOpPassManager opm,
+                                  const char *text, const char *shown) {
+  return parse(s, opm, text, shown, false);
 }

@@ -131,6 +131,36 @@ static mqss_status cache_open(mqss_session *s, const char *path, sqlite3 **out) 
   return MQSS_OK;
 }
 
+// For reading: the cache as above or, when it cannot be opened for writing
+// (a read-only file or directory), read-only and immutable, so that a
+// read-only cache still serves hits. The original error stands when that
+// fails too.
+static mqss_status cache_open_read(mqss_session *s, const char *path,
+                                   sqlite3 **out) {
+  mqss_status st = cache_open(s, path, out);
+  if (st == MQSS_OK)
+    return st;
+  strbuf uri = {0};
+  sb_printf(&uri, "file:");
+  for (const char *c = path; *c; c++)
+    sb_printf(&uri, strchr("?#%", *c) ? "%%%02X" : "%c", (unsigned char)*c);
+  sb_printf(&uri, "?immutable=1");
+  sqlite3 *db = NULL;
+  sqlite3_stmt *q = NULL;
+  bool ok = sqlite3_open_v2(uri.data, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI,
+                            NULL) == SQLITE_OK &&
+            sqlite3_prepare_v2(db, "SELECT 1 FROM measurements, objects LIMIT 0",
+                               -1, &q, NULL) == SQLITE_OK;
+  sqlite3_finalize(q);
+  sb_free(&uri);
+  if (!ok) {
+    sqlite3_close(db);
+    return st;
+  }
+  *out = db;
+  return MQSS_OK;
+}
+
 // ----------------------------------------------------------------------------
 // get / put
 
@@ -148,7 +178,7 @@ mqss_status cache_get(mqss_session *s, const char *path, const char *key,
                       mqss_measure_result *r, bool *hit) {
   *hit = false;
   sqlite3 *db;
-  mqss_status st = cache_open(s, path, &db);
+  mqss_status st = cache_open_read(s, path, &db);
   if (st != MQSS_OK)
     return st;
   sqlite3_stmt *q = NULL;
@@ -247,7 +277,7 @@ bool cache_object_get(mqss_session *s, const char *path, const char *key,
                       strbuf *obj) {
   sqlite3 *db;
   sb_clear(obj);
-  if (cache_open(s, path, &db) != MQSS_OK)
+  if (cache_open_read(s, path, &db) != MQSS_OK)
     return false;
   sqlite3_stmt *q = NULL;
   bool found = false, corrupt = false;

@@ -293,8 +293,6 @@ void compiled_free(compiled *c) {
 // ----------------------------------------------------------------------------
 // machine-code size
 
-static void read_all(int fd, strbuf *sb);
-
 // The JIT keeps a copy of the object file it linked (created with
 // keep_object); MLIR writes it to a file, here the memfd's /proc path. (Its
 // "-" goes to LLVM's buffered outs(), which nothing flushes.) Writing a file
@@ -311,7 +309,7 @@ static bool engine_object(const compiled *c, strbuf *obj) {
   snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
   mlirExecutionEngineDumpToObjectFile(c->ee, mlirStringRefCreateFromCString(path));
   child_default_signals();
-  read_all(fd, obj);
+  fd_read_all(fd, obj);
   close(fd);
   return obj->len > 0;
 }
@@ -352,42 +350,17 @@ int64_t text_bytes(const compiled *c) {
 // ----------------------------------------------------------------------------
 // run
 
-static void read_all(int fd, strbuf *sb) {
-  char chunk[4096];
-  ssize_t n;
-  lseek(fd, 0, SEEK_SET);
-  while ((n = read(fd, chunk, sizeof chunk)) > 0)
-    sb_append(sb, chunk, (size_t)n);
-}
-
 double run_once(const compiled *c, call_args *a, outputs *capture) {
-  fflush(stdout);
-  int saved = dup(1);
-  int target = -1;
-  FILE *tmp = NULL;
-  if (capture && (tmp = tmpfile()))
-    target = fileno(tmp);
-  else
-    target = open("/dev/null", O_WRONLY);
-  if (saved >= 0 && target >= 0)
-    dup2(target, 1);
+  program_io io;
+  program_io_begin(&io, capture != NULL);
   call_args_reset(a);
   child_program_output(true);
   double t0 = now_ms();
   c->fn(a->packed);
   double t1 = now_ms();
-  fflush(stdout);
+  fflush(stdout); // under the output cap
   child_program_output(false);
-  if (saved >= 0) {
-    dup2(saved, 1);
-    close(saved);
-  }
-  if (capture && tmp) {
-    read_all(target, &capture->out);
-    fclose(tmp);
-  } else if (target >= 0) {
-    close(target);
-  }
+  program_io_end(&io, capture ? &capture->out : NULL);
   if (capture)
     outputs_collect(capture, a);
   return t1 - t0;

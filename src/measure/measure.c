@@ -205,44 +205,47 @@ void ref_collect(measure_job *j, const strbuf *key) {
 // another synthetic clock to find the outputs that depend on it; when the
 // entry has float inputs, the magnitude run on their absolute values; and
 // the rounding depth (docs/MEASURE.md, "Correctness check").
-bool reference_outputs(const measure_job *j, call_args *a, reference *ref,
-                              mqss_measure_result *r) {
-  compiled rc;
+bool reference_compile(const measure_job *j, compiled *rc,
+                       mqss_measure_result *r) {
   mqss_measure_result tmp;
   measure_result_init(&tmp, j->e->name);
   mqss_module *rm = j->o->reference_module
                         ? (mqss_module *)j->o->reference_module // cloned, not changed
                         : j->m;
-  if (!compile_variant(rm, NULL, j->o, j->e, STAGE_REF_OFFSET, &rc, &tmp)) {
+  if (!compile_variant(rm, NULL, j->o, j->e, STAGE_REF_OFFSET, rc, &tmp)) {
     r->status = tmp.status;
     set_message(r, "reference (finisher only) failed: %s", tmp.message);
-    compiled_free(&rc);
+    compiled_free(rc);
     return false;
   }
+  return true;
+}
+
+void reference_run(const measure_job *j, compiled *rc, call_args *a,
+                   reference *ref) {
   child_report_stage(STAGE_REF_OFFSET + STAGE_RUN);
   bool clock = module_reads_clock(j->m);
   clock_set_mode(clock ? CLOCK_PROBE_A : CLOCK_REAL);
-  run_once(&rc, a, &ref->val);
+  run_once(rc, a, &ref->val);
   if (clock) {
     outputs probe = {0};
     clock_set_mode(CLOCK_PROBE_B);
-    run_once(&rc, a, &probe);
+    run_once(rc, a, &probe);
     skip_from_probe(&ref->clock, &ref->val, &probe);
     outputs_free(&probe);
   }
   call_args absin; // the inputs of the magnitude run
   if (call_args_init(&absin, j->e, j->o->seed) && call_args_abs(&absin) > 0) {
     clock_set_mode(clock ? CLOCK_PROBE_A : CLOCK_REAL);
-    run_once(&rc, &absin, &ref->mag);
+    run_once(rc, &absin, &ref->mag);
     ref->has_mag = true;
   }
   call_args_free(&absin);
   clock_set_mode(CLOCK_REAL);
   ref->depth = error_depth(j->m);
-  compiled_free(&rc);
+  compiled_free(rc);
   if (j->ref_fd >= 0) // for the parent's per-process reference table
     ref_write(j->ref_fd, ref);
-  return true;
 }
 
 static int64_t count_values(const outputs *o) {
@@ -308,7 +311,7 @@ static void measure_child(void *user, void *reply, size_t size) {
   measure_result_init(r, j->e->name);
   call_args a = {0};
   reference ref = {0};
-  compiled c = {0};
+  compiled c = {0}, rc = {0};
   double *times = NULL;
   mqss_module *scheduled = NULL;
   if (!schedule_apply(j->m, j->o, &scheduled, r))
@@ -319,8 +322,11 @@ static void measure_child(void *user, void *reply, size_t size) {
     set_message(r, "out_of_memory: cannot allocate the inputs of @%s", j->e->name);
     goto done;
   }
+  // Everything is compiled before the first run, which confines the child.
   bool checked = j->o->check_reference && !j->o->compile_only;
-  if (checked && !j->ref && !reference_outputs(j, &a, &ref, r))
+  bool fresh_ref = checked && !j->ref;
+  child_keep_fd(j->ref_fd);
+  if (fresh_ref && !reference_compile(j, &rc, r))
     goto done;
   const reference *want = !checked ? NULL : j->ref ? j->ref : &ref;
   if (!lower_variant(j->m, j->o->pipeline, j->e, 0, &c, r) ||
@@ -335,6 +341,8 @@ static void measure_child(void *user, void *reply, size_t size) {
     child_report_stage(STAGE_DONE);
     goto done;
   }
+  if (fresh_ref)
+    reference_run(j, &rc, &a, &ref);
   child_report_stage(STAGE_RUN);
   if (!check_run(j, &c, &a, want, r))
     goto done;
@@ -357,6 +365,7 @@ done:
     return; // a sandbox child: _exit returns it all, without COW faults
   free(times);
   compiled_free(&c);
+  compiled_free(&rc);
   reference_free(&ref);
   call_args_free(&a);
   mqss_module_destroy(scheduled);

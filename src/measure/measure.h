@@ -259,6 +259,40 @@ void child_default_signals(void);
 // cap afterwards; a no-op elsewhere.
 void child_program_output(bool running);
 
+// In a sandbox child: `fd` stays open when the child is confined (the
+// reference blob's memfd); a no-op elsewhere.
+void child_keep_fd(int fd);
+
+// The program's standard output around one call of JIT-compiled code: begin
+// points fd 1 at a capture (`capture`) or at /dev/null; end restores it and
+// appends what was captured to `out` (may be NULL). In a sandbox child the
+// first begin confines the child (confine.c): from then on it cannot open
+// files, so the capture and /dev/null descriptors are made once, before.
+typedef struct {
+  int saved;  // fd 1 before begin (in process), or -1
+  int target; // where fd 1 points during the call
+  void *tmp;  // FILE * of an in-process capture, or NULL
+} program_io;
+void program_io_begin(program_io *io, bool capture);
+void program_io_end(program_io *io, strbuf *out);
+// Appends what `fd` holds, from offset 0, to `sb`.
+void fd_read_all(int fd, strbuf *sb);
+
+// ----------------------------------------------------------------------------
+// confinement (confine.c)
+
+// Exit code of a child that made a blocked system call (after its 'F'
+// record).
+enum { CONFINE_EXIT_FORBIDDEN = 87 };
+// In a sandbox child: closes every descriptor from 3 up except `keep` (n),
+// installs the SIGSYS handler that reports a blocked call on `result_fd`,
+// and loads the seccomp allowlist. False with `err` set when the kernel
+// refuses the filter.
+bool confine_install(int result_fd, const int *keep, int nkeep, char *err,
+                     size_t errlen);
+// Name of system call `nr` on this machine ("execve"), or a placeholder.
+void confine_syscall_name(int nr, char *out, size_t len);
+
 // malloc/aligned_alloc for JIT-compiled code: in a sandbox child a failed
 // allocation reports OUT_OF_MEMORY and ends the child; in process it returns
 // NULL like malloc.
@@ -375,10 +409,15 @@ bool measure_prepare(mqss_module *m, const mqss_measure_options *o,
 void ref_prepare(measure_job *j, mqss_module *m, const mqss_measure_options *o,
                  const entry_spec *e, strbuf *key);
 void ref_collect(measure_job *j, const strbuf *key);
-// In the child: the reference outputs (finisher only) and what the check
-// needs besides; false with r's status and message when it fails.
-bool reference_outputs(const measure_job *j, call_args *a, reference *ref,
+// In the child, in two steps, so that every compilation comes before the
+// first run (which confines the child): reference_compile compiles the
+// module through the finisher alone into `rc`; reference_run runs it for the
+// reference outputs and what the check needs besides, and frees `rc`. False
+// with r's status and message when compiling fails.
+bool reference_compile(const measure_job *j, compiled *rc,
                        mqss_measure_result *r);
+void reference_run(const measure_job *j, compiled *rc, call_args *a,
+                   reference *ref);
 // First run of a compiled variant: outputs, checksum and the comparison.
 // False (with WRONG_OUTPUT) on a mismatch.
 bool check_run(const measure_job *j, const compiled *c, call_args *a,

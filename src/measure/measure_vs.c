@@ -1,5 +1,5 @@
-// The paired measurement, mqss_measure_vs(): pipelines A and B compiled and
-// checked in one sandbox child, then timed in interleaved pairs. A death is
+// The paired measurement, mqss_measure_vs(): pipelines A and B compiled,
+// then checked in one sandbox child, then timed in interleaved pairs. A death is
 // blamed on the side the child was working on; identical lowered code is
 // not timed. The shared pieces (job, reference, check) are in measure.c.
 #define _GNU_SOURCE
@@ -75,7 +75,7 @@ static void vs_child(void *user, void *reply, size_t size) {
   const char *pipe[2] = {j->o->pipeline, j->pipeline_b};
   call_args a = {0};
   reference ref = {0};
-  compiled c[2] = {{0}, {0}};
+  compiled c[2] = {{0}, {0}}, rc = {0};
   double *t = NULL;
   int n = j->o->repeat, w = j->o->warmup;
   p->side = VS_REF;
@@ -93,10 +93,15 @@ static void vs_child(void *user, void *reply, size_t size) {
     }
     goto done;
   }
-  if (j->o->check_reference && !j->ref) {
+  // Everything is compiled before the first run, which confines the child:
+  // the reference, then A, then B. A death while compiling B leaves A
+  // unchecked; the parent then measures A alone.
+  child_keep_fd(j->ref_fd);
+  bool fresh_ref = j->o->check_reference && !j->ref;
+  if (fresh_ref) {
     mqss_measure_result rr;
     measure_result_init(&rr, j->e->name);
-    if (!reference_outputs(j, &a, &ref, &rr)) {
+    if (!reference_compile(j, &rc, &rr)) {
       // The module itself fails: neither side can be checked.
       for (int s = 0; s < 2; s++) {
         side[s]->status = rr.status;
@@ -106,27 +111,33 @@ static void vs_child(void *user, void *reply, size_t size) {
     }
   }
   const reference *want = !j->o->check_reference ? NULL : j->ref ? j->ref : &ref;
-  // A is compiled and checked before B is lowered, so that a death while
-  // working on B leaves A's verdict standing.
-  bool ok[2];
-  for (int s = 0; s < 2; s++) {
+  bool ok[2] = {false, false}, identical = false;
+  for (int s = 0; s < 2 && !identical; s++) {
     p->side = VS_A + s;
     ok[s] = lower_variant(j->m, pipe[s], j->e, 0, &c[s], side[s]);
-    if (s == 1 && ok[0] && ok[1] && c[0].lowered_hash == c[1].lowered_hash) {
-      identical_verdict(v);
-      goto done;
-    }
-    ok[s] = ok[s] && jit_variant(j->o, j->e, 0, &c[s], side[s]);
+    identical = s == 1 && ok[0] && ok[1] && c[0].lowered_hash == c[1].lowered_hash;
+    ok[s] = ok[s] && !identical && jit_variant(j->o, j->e, 0, &c[s], side[s]);
     if (ok[s] && j->o->code_size) {
       child_report_stage(STAGE_CODE_SIZE);
       side[s]->text_bytes = text_bytes(&c[s]);
     }
+  }
+  if (fresh_ref && (ok[0] || ok[1])) {
+    p->side = VS_REF;
+    reference_run(j, &rc, &a, &ref);
+  }
+  for (int s = 0; s < (identical ? 1 : 2); s++) {
+    p->side = VS_A + s;
     if (ok[s]) {
       child_report_stage(STAGE_RUN);
       ok[s] = check_run(j, &c[s], &a, want, side[s]);
     }
     p->done[s] = *side[s];
     p->checked[s] = 1;
+  }
+  if (identical) { // B shares A's verdict
+    identical_verdict(v);
+    goto done;
   }
   if (!ok[0] || !ok[1])
     goto done;
@@ -190,6 +201,7 @@ done:
   free(t);
   compiled_free(&c[0]);
   compiled_free(&c[1]);
+  compiled_free(&rc);
   reference_free(&ref);
   call_args_free(&a);
   mqss_module_destroy(scheduled);

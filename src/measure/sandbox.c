@@ -2,19 +2,23 @@
 // address-space limit (RLIMIT_AS), a CPU-time limit (RLIMIT_CPU), a cap on
 // the program's output (RLIMIT_FSIZE while it runs), a wall-clock timeout
 // enforced by the parent, optional CPU pinning, and the child's standard
-// error captured. The child streams stage records and finally its
-// reply over a pipe; whatever kills it, the parent turns into a structured
-// outcome. It knows nothing about MLIR.
+// error captured. Before the child first calls JIT-compiled code it is
+// confined (confine.c): the program's standard output then goes to
+// descriptors made beforehand. The child streams stage records and finally
+// its reply over a pipe; whatever kills it, the parent turns into a
+// structured outcome. It knows nothing about MLIR.
 #define _GNU_SOURCE
 #include "measure.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +28,8 @@
 //   'O' size(8 bytes)          an allocation failed; the child exits
 //   'T' 5 doubles              child: entered, work began, work ended (ms),
 //                              and the work's minor faults and CPU ms
+//   'F' syscall(4 bytes)       a blocked system call (-1: the filter could
+//                              not be installed); the child exits
 //   'R' reply(reply_size)      the result; the child exits
 enum { EXIT_OOM = 86 };
 
@@ -32,6 +38,7 @@ static _Thread_local sandbox_timing last_timing;
 void sandbox_last_timing(sandbox_timing *out) { *out = last_timing; }
 
 static int reply_fd = -1; // the child's write end; -1 in the parent
+static int kept_fd = -1;  // kept open when the child is confined
 
 static const char *const stage_names[] = {
     "start", "pipeline", "finish", "jit", "code size", "run", "done",
@@ -120,6 +127,86 @@ static int64_t output_cap; // bytes the program may write (RLIMIT_FSIZE); 0 = no
 void child_program_output(bool running) {
   if (reply_fd >= 0 && output_cap > 0)
     child_output_limit(running ? output_cap : 0);
+}
+
+void child_keep_fd(int fd) {
+  if (reply_fd >= 0)
+    kept_fd = fd;
+}
+
+void fd_read_all(int fd, strbuf *sb) {
+  char chunk[4096];
+  ssize_t n;
+  lseek(fd, 0, SEEK_SET);
+  while ((n = read(fd, chunk, sizeof chunk)) > 0)
+    sb_append(sb, chunk, (size_t)n);
+}
+
+// A confined child's standard input and output: /dev/null and the program's
+// capture (a memfd), made before the filter, reused by every run.
+static int null_fd = -1, capture_fd = -1;
+
+static void child_confine(void) {
+  capture_fd = memfd_create("mqss-stdout", MFD_CLOEXEC);
+  null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+  char err[200] = "cannot open /dev/null or make a memfd";
+  if (capture_fd >= 0 && null_fd >= 0) {
+    dup2(null_fd, 0);
+    dup2(null_fd, 1); // the child's own standard output is not the program's
+    int keep[] = {reply_fd, capture_fd, null_fd, kept_fd};
+    if (confine_install(reply_fd, keep, 4, err, sizeof err))
+      return;
+  }
+  fprintf(stderr, "cannot confine the program: %s\n", err);
+  fflush(stderr);
+  char rec[1 + sizeof(int32_t)] = {'F'};
+  int32_t none = -1;
+  memcpy(rec + 1, &none, sizeof none);
+  write_all(reply_fd, rec, sizeof rec);
+  _exit(CONFINE_EXIT_FORBIDDEN);
+}
+
+void program_io_begin(program_io *io, bool capture) {
+  fflush(stdout);
+  io->saved = -1;
+  io->tmp = NULL;
+  if (reply_fd >= 0) { // a sandbox child: confined from the first call on
+    if (null_fd < 0)
+      child_confine();
+    io->target = null_fd;
+    if (capture && ftruncate(capture_fd, 0) == 0 &&
+        lseek(capture_fd, 0, SEEK_SET) == 0)
+      io->target = capture_fd;
+    dup2(io->target, 1);
+    return;
+  }
+  io->saved = dup(1);
+  FILE *tmp = capture ? tmpfile() : NULL;
+  io->tmp = tmp;
+  io->target = tmp ? fileno(tmp) : open("/dev/null", O_WRONLY | O_CLOEXEC);
+  if (io->saved >= 0 && io->target >= 0)
+    dup2(io->target, 1);
+}
+
+void program_io_end(program_io *io, strbuf *out) {
+  fflush(stdout);
+  if (reply_fd >= 0) {
+    dup2(null_fd, 1);
+    if (out && io->target == capture_fd)
+      fd_read_all(capture_fd, out);
+    return;
+  }
+  if (io->saved >= 0) {
+    dup2(io->saved, 1);
+    close(io->saved);
+  }
+  if (io->tmp) {
+    if (out)
+      fd_read_all(io->target, out);
+    fclose(io->tmp);
+  } else if (io->target >= 0) {
+    close(io->target);
+  }
 }
 
 static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
@@ -235,12 +322,33 @@ static void stderr_tail(FILE *f, char *out, size_t max) {
 }
 
 static void classify_death(const mqss_measure_options *o, int wst, bool timed_out,
-                           int stage, bool oom, uint64_t oom_size, FILE *errf,
-                           mqss_measure_result *r) {
+                           int stage, bool oom, uint64_t oom_size,
+                           int forbidden, FILE *errf, mqss_measure_result *r) {
   char tail[600];
   stderr_tail(errf, tail, sizeof tail);
   const char *st = stage_name(stage);
-  if (oom) {
+  bool sigsys = WIFSIGNALED(wst) && WTERMSIG(wst) == SIGSYS;
+  if (forbidden == -1) {
+    r->status = MQSS_MEASURE_FORBIDDEN;
+    set_message(r, "forbidden: the program was not run: the sandbox could not "
+                "confine it (%s); only the C API's no_sandbox option runs code "
+                "unconfined (in process)", tail);
+  } else if (forbidden >= 0 || (sigsys && !timed_out)) {
+    // A program that masked SIGSYS (posix_spawn, hence system(), masks
+    // every signal) is killed by it without the handler: no name then.
+    char name[96] = "(unnamed: SIGSYS was masked, as posix_spawn and system() do)";
+    if (forbidden >= 0) {
+      char call[64];
+      confine_syscall_name(forbidden, call, sizeof call);
+      snprintf(name, sizeof name, ", %s,", call);
+    }
+    r->status = MQSS_MEASURE_FORBIDDEN;
+    r->signal = SIGSYS;
+    set_message(r, "forbidden: the program made a blocked system call%s%s "
+                "during %s; executed code may not open files, run programs, "
+                "create processes or threads, or use sockets (docs/MEASURE.md, "
+                "Confinement)", forbidden >= 0 ? "" : " ", name, st);
+  } else if (oom) {
     r->status = MQSS_MEASURE_OUT_OF_MEMORY;
     set_message(r, "out_of_memory: an allocation of %llu bytes failed under the "
                 "%d MiB address-space limit during %s",
@@ -331,6 +439,7 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
   int stage = STAGE_START;
   bool oom = false;
   uint64_t oom_size = 0;
+  int forbidden = -2; // -2: none; -1: not confined; else the call's number
   for (size_t i = 0; i < data.len;) {
     char tag = data.data[i];
     if (tag == 'S' && i + 2 <= data.len) {
@@ -340,6 +449,11 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
       oom = true;
       memcpy(&oom_size, data.data + i + 1, 8);
       i += 9;
+    } else if (tag == 'F' && i + 5 <= data.len) {
+      int32_t nr;
+      memcpy(&nr, data.data + i + 1, sizeof nr);
+      forbidden = nr < 0 ? -1 : nr;
+      i += 5;
     } else if (tag == 'T' && i + 1 + sizeof stamp <= data.len) {
       memcpy(stamp, data.data + i + 1, sizeof stamp);
       i += 1 + sizeof stamp;
@@ -357,7 +471,7 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
     int wst = 0;
     while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
       ;
-    classify_death(o, wst, timed_out, stage, oom, oom_size, errf, r);
+    classify_death(o, wst, timed_out, stage, oom, oom_size, forbidden, errf, r);
   }
   sb_free(&data);
   fclose(errf);

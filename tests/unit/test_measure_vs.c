@@ -90,13 +90,14 @@ static void test_vs_b_dies(void **state) {
     mqss_module_destroy(m);
     skip();
   }
-  // A was compiled and checked before B killed the child: it keeps that.
+  // Both sides are compiled before either runs (the first run confines the
+  // child), so B's crash came before A was checked: A is measured alone, in
+  // a child of its own, and gets its own complete result.
   assert_int_equal(v.a.status, MQSS_MEASURE_OK);
   assert_true(v.a.text_bytes > 0);
   assert_true(v.a.compile_ms > 0);
-  assert_int_equal(v.a.runs, 0);
-  assert_contains(v.a.message, "not timed");
-  assert_contains(v.a.message, "side B");
+  assert_int_equal(v.a.runs, 3);
+  assert_true(v.a.run_ms_median > 0);
   assert_int_equal(v.a.signal, 0);
   assert_int_equal(v.pairs, 0);
   assert_true(v.ratio_hl == 0);

@@ -73,8 +73,10 @@ static mqss_status load_range(mqss_session *s, const char *kind,
              "actions:\n"
              "  - name: stop\n"
              "    stop: true\n"
-             "  - name: unroll\n"
-             "    pipeline: \"affine-loop-unroll{unroll-factor=$F}\"\n"
+             "  - name: iterate\n"
+             // An int64_t option: loading also parses the pipeline at both
+             // ends of the range, which an unsigned option would refuse.
+             "    pipeline: \"canonicalize{max-iterations=$F}\"\n"
              "    params:\n"
              "%s", line);
   fclose(f);
