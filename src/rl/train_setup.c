@@ -128,6 +128,10 @@ static mqss_status make_model(mqss_session *s, const train_config *c,
     return fail(s, MQSS_ERR_INVALID_ARG, "unknown policy.arch '%s'", c->arch);
   nc.state_dim = MQSS_FEATURE_DIM;
   nc.node_dim = MQSS_GRAPH_FEATURE_DIM;
+  if (nc.arch == NN_ARCH_GNN) {
+    nc.embed_dim = OP_EMBED_DIM;
+    nc.embed_rows = mqss_op_kind_count() + 1;
+  }
   nc.hidden_dim = c->hidden;
   nc.n_actions = mqss_catalog_size(t->catalog) - 1;
   for (int i = 0; i < mqss_catalog_size(t->catalog); i++) {
