@@ -68,6 +68,8 @@ static const struct key {
     {"env.measure.cache", K_STRING, F(cache), 0, 0, NULL, "measurement cache file"},
     {"policy.arch", K_STRING, F(arch), 0, 0, "gnn mlp", "network architecture"},
     {"policy.hidden", K_INT, F(hidden), 4, 4096, NULL, "hidden width"},
+    {"policy.init_from", K_STRING, F(init_from), 0, 0, NULL,
+     "start from this policy, migrated (--init-from)"},
 #undef F
 };
 

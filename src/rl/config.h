@@ -46,6 +46,7 @@ typedef struct {
   // policy
   char arch[16];          // "gnn" (GraphSAGE x2 + MLP) or "mlp" (flat state)
   int hidden;             // width of every hidden layer
+  char init_from[512];    // start from this (older) policy ("" = random)
 } train_config;
 
 // Fills `c` with the defaults (those of data/train_config.yaml).

@@ -136,11 +136,17 @@ static uint64_t config_hash(const train_config *cfg) {
 
 static mqss_status export_policy(mqss_session *s, const train_options *o,
                                  const nn_model *m, const mqss_catalog *cat,
+                                 const nn_file_meta *parent,
                                  const ckpt_state *st, char *path, size_t len) {
   snprintf(path, len, "%s/policy.safetensors", o->log_dir);
   nn_file_meta meta = {.feature_hash = mqss_feature_layout_hash(),
                        .catalog_hash = mqss_catalog_hash(cat),
-                       .train_steps = st->iteration};
+                       .train_steps = st->iteration,
+                       .parent_hash = parent->parent_hash,
+                       .parent_feature_hash = parent->parent_feature_hash,
+                       .parent_catalog_hash = parent->parent_catalog_hash,
+                       .parent_feature_version = parent->parent_feature_version,
+                       .parent_actions = parent->parent_actions};
   snprintf(meta.mlir_version, sizeof meta.mlir_version, "%s", mqss_mlir_version());
   char keys[3800];
   train_config_format(o->cfg, keys, sizeof keys);
@@ -371,8 +377,8 @@ mqss_status train_run(mqss_session *s, train_setup *setup,
   r.env_steps = tr.st.env_steps;
   r.early_stopped = stop;
   r.elapsed_s = tr.st.elapsed_s;
-  st = export_policy(s, o, tr.m, ec->catalog, &tr.st, r.policy_path,
-                     sizeof r.policy_path);
+  st = export_policy(s, o, tr.m, ec->catalog, train_setup_parent(setup),
+                     &tr.st, r.policy_path, sizeof r.policy_path);
   if (out)
     *out = r;
   return st;

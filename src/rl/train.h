@@ -46,6 +46,9 @@ void train_setup_destroy(train_setup *t);
 episode_ctx *train_setup_episodes(train_setup *t);
 // Each module's baseline pipeline from baseline.json (NULL = unknown).
 char *const *train_setup_pipelines(const train_setup *t);
+// The lineage of a run started with policy.init_from: the parent_* fields
+// to record in the exported policy (all zero without a parent).
+const nn_file_meta *train_setup_parent(const train_setup *t);
 
 // Trains; fills `out` (may be NULL).
 mqss_status train_run(mqss_session *s, train_setup *t, const train_options *o,
