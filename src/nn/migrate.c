@@ -133,6 +133,9 @@ nn_model *nn_model_migrate(const nn_model *old, const nn_config *cfg,
   int osin = o->state_dim + (o->arch == NN_ARCH_GNN ? o->gnn_dim : 0);
   int nsin = n->state_dim + (n->arch == NN_ARCH_GNN ? n->gnn_dim : 0);
   copy_cols(np->fc1_w, nsin, op->fc1_w, osin, H, trunk_col, &pair);
+  for (int c = 0; mig->state_scale && c < o->state_dim; c++)
+    for (int r = 0; r < H; r++)
+      np->fc1_w[(size_t)r * nsin + c] *= mig->state_scale[c];
   memcpy(np->fc1_b, op->fc1_b, sizeof(float) * H);
   memcpy(np->fc2_w, op->fc2_w, sizeof(float) * H * H);
   memcpy(np->fc2_b, op->fc2_b, sizeof(float) * H);

@@ -452,6 +452,9 @@ typedef struct {
                     // numeric input; the new model (embed_dim > 0) reads
                     // it through embedding dimension 0 instead
   float low_logit;  // bias of the logits of new actions (weights 0)
+  // (old state_dim) factor on each old state column's weights, for inputs
+  // whose scale changed (ctx.last.k is (id + 1) / catalog size); NULL: 1.
+  const float *state_scale;
 } nn_migration;
 
 // Returns a new model for cfg (others' weights initialised from seed) whose

@@ -53,10 +53,18 @@ mqss_status policy_migrate(mqss_session *s, const char *path,
     return fail(s, MQSS_ERR_POLICY, "policy '%s': unknown feature layout "
                 "%016llx; retrain the policy", path,
                 (unsigned long long)feature_hash);
-  nn_migration mig = {.kind_scale = from->kind_scale,
-                      .low_logit = POLICY_NEW_ACTION_LOGIT};
   const nn_config *o = &(*model)->cfg;
-  if (o->state_dim != from->state_dim ||
+  // ctx.last.k is (id + 1) / catalog size: with more actions the same id
+  // reads smaller, so its weights grow by the same factor.
+  float scale[MQSS_FEATURE_DIM];
+  for (int i = 0; i < MQSS_FEATURE_DIM; i++)
+    scale[i] = i >= F_LAST && i <= F_LAST_LAST
+                   ? (float)(cfg->n_actions + 1) / (float)(o->n_actions + 1)
+                   : 1.0f;
+  nn_migration mig = {.kind_scale = from->kind_scale,
+                      .low_logit = POLICY_NEW_ACTION_LOGIT,
+                      .state_scale = scale};
+  if (o->state_dim != from->state_dim || o->state_dim > MQSS_FEATURE_DIM ||
       (o->arch == NN_ARCH_GNN && o->node_dim != from->node_dim))
     return fail(s, MQSS_ERR_POLICY, "policy '%s': state/node dimensions "
                 "%d/%d do not match its feature layout v%d (%d/%d); the file "

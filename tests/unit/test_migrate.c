@@ -4,7 +4,8 @@
 // (the whole catalog). On real modules the old network is run on the v2
 // inputs (the first 256 state floats; node column 0 as id / 98) and the
 // migrated ones on today's inputs: the logits of every old action, and so
-// the greedy decision, must agree, and new actions must lose.
+// the greedy decision, must agree, and new actions must lose. The state
+// of the grown policy comes from the whole catalog, as it would in use.
 #include "features/layout.h" // before cmocka: its fail() macro
 #include "policy/policy.h"
 #include <setjmp.h>
@@ -138,16 +139,19 @@ static void test_default_migrates(void **state) {
     mqss_module *m = NULL;
     if (mqss_module_parse_file(s, path, &m) != MQSS_OK)
       fail_msg("%s: %s", path, mqss_errmsg(s));
-    float st[MQSS_FEATURE_DIM];
-    int hist[] = {0};
+    // odd modules with a history: ctx.last.1 is (id + 1) / catalog size,
+    // which the grown catalog makes smaller (its weights must compensate)
+    float st[MQSS_FEATURE_DIM], st_full[MQSS_FEATURE_DIM];
+    int hist[] = {3};
     assert_int_equal(mqss_features(m, p->catalog, hist, k % 2, 8, st), MQSS_OK);
+    assert_int_equal(mqss_features(m, cat, hist, k % 2, 8, st_full), MQSS_OK);
     mqss_graph *g = NULL;
     assert_int_equal(mqss_graph_build(m, &g), MQSS_OK);
     float *x2 = v2_nodes(g);
     outputs o_old, o_new, o_grown;
     run(old, st, x2, 12, g, &o_old);
     run(loaded, st, g->x, g->dim, g, &o_new);
-    run(grown, st, g->x, g->dim, g, &o_grown);
+    run(grown, st_full, g->x, g->dim, g, &o_grown);
     expect_close(o_old.logits, o_new.logits, A + 1, "logits (loader)",
                  MODULES[k]);
     expect_close(o_old.mu, o_new.mu, o_old.P, "means (loader)", MODULES[k]);
