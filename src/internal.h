@@ -205,5 +205,8 @@ void features_write_history(const mqss_catalog *c, const int *history,
 int op_kind_id(MlirStringRef name);
 // Number of named kinds (ids below this are exact op names).
 int op_kind_named_count(void);
+// Width of the policies' learned op-kind embedding (nn_config.embed_dim);
+// its rows are mqss_op_kind_count() + 1 (the last: blocks).
+enum { OP_EMBED_DIM = 16 };
 
 #endif // MQSS_INTERNAL_H

@@ -1,4 +1,4 @@
-// `mqss features`: prints the 256-float state vector of a module with the
+// `mqss features`: prints the state vector of a module with the
 // name of every index (text or JSON), or with --doc the Markdown table that
 // is committed as docs/FEATURES.md. The layout itself lives in the library
 // (src/features/layout.h); this file only prints.
@@ -14,12 +14,26 @@ static void print_doc(void) {
          "`mqss features --doc > docs/FEATURES.md`; do not edit by hand (the "
          "lit test\n`env_features.test` fails when this file and the code "
          "differ).\n\n"
-         "The state vector has %d floats in three levels: syntax (`syn.`), "
-         "semantics (`sem.`)\nand context (`ctx.`). Layout hash: `%016llx`.\n\n"
+         "The state vector has %d floats in four levels: syntax (`syn.`), "
+         "semantics (`sem.`),\ncontext (`ctx.`) and the shapes of the linalg "
+         "ops (`op.`). Layout version %d,\nhash `%016llx`. Layouts only grow "
+         "at the end (and the graph's node columns on\nthe right), so a policy "
+         "trained on an older version is migrated when it is\nloaded "
+         "(docs/POLICY_FORMAT.md, \"Migration\").\n\n"
          "| index | name | meaning |\n| ---: | --- | --- |\n",
-         MQSS_FEATURE_DIM, (unsigned long long)mqss_feature_layout_hash());
+         MQSS_FEATURE_DIM, mqss_feature_layout_version(),
+         (unsigned long long)mqss_feature_layout_hash());
   for (int i = 0; i < MQSS_FEATURE_DIM; i++)
     printf("| %d | `%s` | %s |\n", i, mqss_feature_name(i), mqss_feature_doc(i));
+  printf("\n## Graph node columns\n\n"
+         "Each node of `mqss graph` has %d columns. Column 0 is not a number "
+         "the network\nreads: it selects the node's row of the policy's "
+         "learned op-kind embedding\n(blocks use the last row).\n\n"
+         "| column | name | meaning |\n| ---: | --- | --- |\n",
+         MQSS_GRAPH_FEATURE_DIM);
+  for (int i = 0; i < MQSS_GRAPH_FEATURE_DIM; i++)
+    printf("| %d | `%s` | %s |\n", i, mqss_graph_feature_name(i),
+           mqss_graph_feature_doc(i));
 }
 
 // Parses "a,b,c" (action names or ids) into ids.

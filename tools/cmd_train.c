@@ -79,13 +79,15 @@ static int run_expit(mqss_session *s, train_setup *setup, train_options *o,
 }
 
 int cmd_train(int argc, char **argv) {
-  const char *config = NULL, *log_dir = NULL;
+  const char *config = NULL, *log_dir = NULL, *init_from = NULL;
   bool resume = false, mpi = false, quiet = false;
   int stop_after = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if ((!strcmp(a, "--config") || !strcmp(a, "--log-dir")) && i + 1 < argc)
       *(a[2] == 'c' ? &config : &log_dir) = argv[++i];
+    else if (!strcmp(a, "--init-from") && i + 1 < argc)
+      init_from = argv[++i];
     else if (!strcmp(a, "--stop-after") && i + 1 < argc)
       stop_after = atoi(argv[++i]);
     else if (!strcmp(a, "--resume"))
@@ -123,6 +125,13 @@ int cmd_train(int argc, char **argv) {
   if (config && train_config_load(s, config, &cfg) != MQSS_OK) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto out;
+  }
+  if (init_from) { // overrides policy.init_from of the config
+    if (strlen(init_from) >= sizeof cfg.init_from) {
+      rc = cli_error("train: --init-from path is too long");
+      goto out;
+    }
+    snprintf(cfg.init_from, sizeof cfg.init_from, "%s", init_from);
   }
   prog.iterations = cfg.iterations;
   if (train_setup_create(s, &o, &setup) != MQSS_OK) {

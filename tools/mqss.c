@@ -332,7 +332,7 @@ static const cli_command commands[] = {
      cmd_eval},
     {"train", "train a policy with PPO on a corpus (local workers or MPI)",
      "usage: mqss train --log-dir DIR [--config FILE] [--resume] [--stop-after N]\n"
-     "                  [--mpi] [--quiet]\n"
+     "                  [--init-from POLICY] [--mpi] [--quiet]\n"
      "\n"
      "Trains a policy with PPO as FILE says (default: data/train_config.yaml's\n"
      "values; see that file for every key). Writes DIR/metrics.jsonl and\n"
@@ -348,6 +348,9 @@ static const cli_command commands[] = {
      "  --config FILE  training configuration (YAML)\n"
      "  --log-dir DIR  where logs, checkpoints and the policy go (required)\n"
      "  --resume       continue from DIR/checkpoint.bin exactly\n"
+     "  --init-from POLICY  start from POLICY instead of random weights; an\n"
+     "                 older feature layout or a shorter catalog is migrated\n"
+     "                 (same decisions at step 0; policy.init_from)\n"
      "  --stop-after N run at most N iterations now, then checkpoint and export\n"
      "                 (train in chunks; --resume goes on)\n"
      "  --mpi          under mpirun: rank 0 trains, the other ranks roll out\n"

@@ -676,8 +676,9 @@ int mqss_action_mask(const mqss_module *module, const mqss_catalog *catalog,
 // Environment: state features
 //===----------------------------------------------------------------------===//
 
-/// Length of the state vector.
-#define MQSS_FEATURE_DIM 256
+/// Length of the state vector (layout v3: the 256 floats of v2, then 47
+/// per-op shape features; see mqss_feature_layout_version()).
+#define MQSS_FEATURE_DIM 303
 
 /// Number of past actions the context level records.
 #define MQSS_HISTORY_LEN 10
@@ -703,12 +704,16 @@ const char *mqss_feature_doc(int i);
 /// columns), recorded in policy files.
 uint64_t mqss_feature_layout_hash(void);
 
+/// Version of this build's feature layout (3). Policies trained on an older
+/// version are migrated when loaded (docs/POLICY_FORMAT.md, "Migration").
+int mqss_feature_layout_version(void);
+
 //===----------------------------------------------------------------------===//
 // Environment: IR graph
 //===----------------------------------------------------------------------===//
 
 /// Per-node feature length of mqss_graph.x.
-#define MQSS_GRAPH_FEATURE_DIM 12
+#define MQSS_GRAPH_FEATURE_DIM 21
 
 /// The IR as a graph for GraphSAGE with mean aggregation. Nodes [0, n_ops)
 /// are operations in walk (pre-)order, nodes [n_ops, n_nodes) are blocks.
@@ -716,12 +721,11 @@ uint64_t mqss_feature_layout_hash(void);
 /// argument) <-> user op, op <-> its block, block <-> the op owning its
 /// region. Neighbours of node i are col[row_ptr[i] .. row_ptr[i+1]), sorted
 /// and without duplicates; a node's own row never lists itself. Node
-/// features, row-major (n_nodes, dim), columns:
-///   0 op-kind id / mqss_op_kind_count() (see mqss_op_kind_name; blocks: -1)
-///   1 is-block, 2 log1p(#operands or #block arguments), 3 log1p(#results),
-///   4 log1p(#regions), 5 nesting depth / 8, 6 log1p(#uses of results),
-///   7 rank of first result or argument type / 4, 8 log1p(elements of it)/16,
-///   9 is float element type, 10 is memref, 11 is tensor.
+/// features, row-major (n_nodes, dim): column 0 is the op-kind id (blocks:
+/// -1), which the policy looks up in its op-kind embedding; the other
+/// columns are numbers (docs/FEATURES.md, "Graph node columns", lists them:
+/// counts, depth, type, and for linalg ops flops, flop/byte, the mqss.id
+/// tag, loop extents and which candidate tile sizes divide them).
 /// Every pointer is owned by the graph and lives until mqss_graph_destroy().
 typedef struct {
   int n_nodes;   ///< ops + blocks
@@ -739,6 +743,14 @@ mqss_status mqss_graph_build(const mqss_module *module, mqss_graph **out);
 
 /// Destroys a graph. NULL is harmless.
 void mqss_graph_destroy(mqss_graph *graph);
+
+/// Name of node feature column `i` of mqss_graph.x ("kind", "flops", ...),
+/// or NULL when out of range. Static storage.
+const char *mqss_graph_feature_name(int i);
+
+/// One-line description of node column `i`, or NULL when out of range.
+/// Static storage.
+const char *mqss_graph_feature_doc(int i);
 
 /// Number of op kinds in the fixed vocabulary (ids 0..n-1; the last ids are
 /// per-dialect overflow buckets).

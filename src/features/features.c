@@ -1,8 +1,10 @@
-// The 256-float state vector: one recursive walk over the live module
-// gathers syntax counts (op kinds, sizes, nesting, operands) and semantic
-// estimates (flops, bytes, iterators, accesses, loops, types, dependences);
-// the context level comes from the caller's action history. Indices and
-// their meaning are in layout.h. It does not modify the IR.
+// The state vector: one recursive walk over the live module gathers syntax
+// counts (op kinds, sizes, nesting, operands), semantic estimates (flops,
+// bytes, iterators, accesses, loops, types, dependences) and the shapes of
+// the linalg ops (which tile sizes divide their loops, flop/byte, and the
+// heaviest op, the "focus"); the context level comes from the caller's
+// action history. Indices and their meaning are in layout.h. It does not
+// modify the IR.
 #include "features/irscan.h"
 #include "features/layout.h"
 
@@ -40,6 +42,10 @@ typedef struct {
   double tensors, memrefs, vectors, vec_width;
   double carried_iter, carried_mem, reductions, calls;
   double compute, math, div, cmp, flt, integ;
+  // per-op shapes
+  double op_loops, op_static, tile_div[N_TILES], opi_max, opi_min;
+  op_shape focus; // the linalg op with known loops and the most flops
+  bool have_focus;
   // memory accesses in walk order, for loop-carried memory dependences
   access *acc;
   int n_acc, cap_acc;
@@ -92,36 +98,46 @@ static void see_compute(stats *s, MlirOperation op, const op_class *cl,
     s->flops += trip * static_numel(t);
 }
 
-static void see_linalg(stats *s, MlirOperation op, double trip) {
-  linalg_info li;
-  if (!linalg_domain(op, &li))
+static void see_shape(stats *s, const op_shape *sh) {
+  double opi = op_shape_intensity(sh);
+  s->opi_max = fmax(s->opi_max, opi);
+  s->opi_min = s->linalg > 1 ? fmin(s->opi_min, opi) : opi;
+  if (sh->n_loops == 0)
     return;
+  for (int d = 0; d < sh->n_loops; d++) {
+    s->op_loops++;
+    if (sh->ext[d] <= 0)
+      continue;
+    s->op_static++;
+    unsigned bits = tile_div_bits(sh->ext[d]);
+    for (int k = 0; k < N_TILES; k++)
+      s->tile_div[k] += (bits >> k) & 1u;
+  }
+  if (!s->have_focus || sh->flops > s->focus.flops) {
+    s->focus = *sh;
+    s->have_focus = true;
+  }
+}
+
+static void see_linalg(stats *s, MlirOperation op, double trip) {
+  op_shape sh;
+  if (!op_shape_of(op, &s->names, &sh))
+    return;
+  const linalg_info *li = &sh.li;
   s->linalg++;
-  s->linalg_named += !li.is_generic;
-  s->iter_par += li.parallel;
-  s->iter_red += li.reduction;
-  s->iter_max = fmax(s->iter_max, li.parallel + li.reduction);
-  s->reductions += li.reduction > 0;
-  // Body compute ops per point (matmul: mulf + addf = 2), at least 1.
-  double body = 0;
-  MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
-  for (MlirOperation o = mlirBlockIsNull(b) ? (MlirOperation){NULL}
-                                            : mlirBlockGetFirstOperation(b);
-       !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
-    op_class tmp;
-    body += name_class(&s->names, o, &tmp)->compute;
-  }
-  s->flops += trip * li.domain * fmax(body, 1.0);
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
-    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
-    if (mlirTypeIsAShaped(t))
-      s->bytes += trip * static_numel(t) * elem_bytes(t);
-  }
-  if (li.is_conv || li.is_pool) {
+  s->linalg_named += !li->is_generic;
+  s->iter_par += li->parallel;
+  s->iter_red += li->reduction;
+  s->iter_max = fmax(s->iter_max, li->parallel + li->reduction);
+  s->reductions += li->reduction > 0;
+  s->flops += trip * sh.flops;
+  s->bytes += trip * sh.bytes;
+  see_shape(s, &sh);
+  if (li->is_conv || li->is_pool) {
     int64_t st = attr_max_int(op, "strides"), dl = attr_max_int(op, "dilations");
     s->convpool++;
-    s->conv += li.is_conv;
-    s->pool += li.is_pool;
+    s->conv += li->is_conv;
+    s->pool += li->is_pool;
     s->stride_max = fmax(s->stride_max, (double)st);
     s->dil_max = fmax(s->dil_max, (double)dl);
     s->strided += st > 1;
@@ -314,9 +330,32 @@ static void write_semantics(const stats *s, float *f) {
   f[F_INT_FRAC] = (float)ratio(s->integ, s->compute);
 }
 
+static void write_shapes(const stats *s, float *f) {
+  f[F_LOOPS_STATIC] = (float)ratio(s->op_static, s->op_loops);
+  for (int k = 0; k < N_TILES; k++)
+    f[F_DIV + k] = (float)ratio(s->tile_div[k], s->op_static);
+  f[F_OPI_MAX] = (float)s->opi_max;
+  f[F_OPI_MIN] = (float)s->opi_min;
+  if (!s->have_focus)
+    return;
+  const op_shape *fo = &s->focus;
+  f[F_FOCUS] = 1;
+  f[F_FOCUS_FLOPS] = (float)fmin(1.0, ratio(fo->flops, s->flops));
+  f[F_FOCUS_INTENSITY] = (float)op_shape_intensity(fo);
+  f[F_FOCUS_LOOPS] = (float)fo->n_loops / 8;
+  f[F_FOCUS_TAGGED] = fo->tagged;
+  for (int k = 1; k <= N_INNER; k++) {
+    int64_t e = op_shape_inner(fo, k);
+    f[F_FOCUS_EXT + k - 1] = e > 0 ? (float)(lg2((double)e) / 12) : 0;
+    unsigned bits = tile_div_bits(e);
+    for (int t = 0; t < N_TILES; t++)
+      f[F_FOCUS_DIV + (k - 1) * N_TILES + t] = (float)((bits >> t) & 1u);
+  }
+}
+
 void features_write_history(const mqss_catalog *c, const int *history,
                             int n_history, int max_steps, float *f) {
-  memset(f + F_STEP, 0, (F_TOTAL - F_STEP) * sizeof *f);
+  memset(f + F_STEP, 0, (F_COUNT_LAST + 1 - F_STEP) * sizeof *f);
   int n = c && history ? n_history : 0;
   int size = mqss_catalog_size(c);
   double steps = max_steps > 0 ? max_steps : 16;
@@ -348,6 +387,7 @@ mqss_status mqss_features(const mqss_module *m, const mqss_catalog *c,
   memset(out, 0, MQSS_FEATURE_DIM * sizeof *out);
   write_syntax(s, out);
   write_semantics(s, out);
+  write_shapes(s, out);
   for (int b = 0; b < MQSS_NUM_STAGES; b++)
     out[F_STAGE + b] = (s->stages >> b) & 1u;
   features_write_history(c, history, n_history, max_steps, out);

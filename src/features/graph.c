@@ -1,8 +1,10 @@
 // The IR graph for the GraphSAGE encoder: a node per op and per block of the
 // live module, undirected use-def, op<->block and block<->parent-op edges,
-// per-node features, stored as CSR (see mqss_graph in mqss.h). It does not
-// aggregate or learn anything; src/nn does.
+// per-node features (columns: NODE_TABLE in layout.h), stored as CSR (see
+// mqss_graph in mqss.h). It does not aggregate or learn anything; src/nn
+// does.
 #include "features/irscan.h"
+#include "features/layout.h"
 #include "util/ptr_map.h"
 
 #include <math.h>
@@ -123,41 +125,64 @@ static float log1p_count(intptr_t n) {
 }
 
 static void type_features(float *x, MlirType t) {
-  x[7] = (float)type_rank(t) / 4.0f;
-  x[8] = (float)(log1p(static_numel(t)) / 16.0);
+  x[N_RANK] = (float)type_rank(t) / 4.0f;
+  x[N_NUMEL] = (float)(log1p(static_numel(t)) / 16.0);
   int ec = elem_class(t);
-  x[9] = ec <= 3;
-  x[10] = mlirTypeIsAMemRef(t);
-  x[11] = mlirTypeIsATensor(t);
+  x[N_FLOAT] = ec <= 3;
+  x[N_MEMREF] = mlirTypeIsAMemRef(t);
+  x[N_TENSOR] = mlirTypeIsATensor(t);
 }
 
-// Returns the op-kind id; x[0] holds it scaled into [0, 1).
+// Cost, tag and loop extents of a linalg op.
+static void shape_features(float *x, const op_shape *sh) {
+  x[N_FLOPS] = (float)(log10(1.0 + sh->flops) / 12);
+  x[N_INTENSITY] = (float)op_shape_intensity(sh);
+  x[N_TAGGED] = sh->tagged;
+  for (int k = 1; k <= 3; k++) {
+    int64_t e = op_shape_inner(sh, k);
+    x[N_EXT1 + k - 1] = e > 0 ? (float)(log2(1.0 + (double)e) / 12) : 0;
+    unsigned bits = tile_div_bits(e);
+    int top = -1;
+    for (int t = 0; t < N_TILES; t++)
+      if ((bits >> t) & 1u)
+        top = t;
+    x[N_DIV1 + k - 1] =
+        top < 0 ? 0 : (float)(log2((double)feature_tile_size(top)) / 9);
+  }
+}
+
+// Returns the op-kind id, which x[N_KIND] holds too.
 static int op_features(float *x, MlirOperation op, int depth,
                        name_cache *names) {
   op_class tmp;
-  int kind = name_class(names, op, &tmp)->kind;
-  x[0] = (float)kind / (float)mqss_op_kind_count();
-  x[1] = 0;
-  x[2] = log1p_count(mlirOperationGetNumOperands(op));
-  x[3] = log1p_count(mlirOperationGetNumResults(op));
-  x[4] = log1p_count(mlirOperationGetNumRegions(op));
-  x[5] = (float)depth / 8.0f;
+  const op_class *cl = name_class(names, op, &tmp);
+  int kind = cl->kind;
+  bool linalg = cl->linalg;
+  x[N_KIND] = (float)kind;
+  x[N_IS_BLOCK] = 0;
+  x[N_OPERANDS] = log1p_count(mlirOperationGetNumOperands(op));
+  x[N_RESULTS] = log1p_count(mlirOperationGetNumResults(op));
+  x[N_REGIONS] = log1p_count(mlirOperationGetNumRegions(op));
+  x[N_DEPTH] = (float)depth / 8.0f;
   intptr_t uses = 0;
   for (intptr_t i = 0; i < mlirOperationGetNumResults(op); i++)
     for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(op, i));
          !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
       uses++;
-  x[6] = log1p_count(uses);
+  x[N_USES] = log1p_count(uses);
   if (mlirOperationGetNumResults(op))
     type_features(x, mlirValueGetType(mlirOperationGetResult(op, 0)));
+  op_shape sh;
+  if (linalg && op_shape_of(op, names, &sh))
+    shape_features(x, &sh);
   return kind;
 }
 
 static void block_features(float *x, MlirBlock b, int depth) {
-  x[0] = -1;
-  x[1] = 1;
-  x[2] = log1p_count(mlirBlockGetNumArguments(b));
-  x[5] = (float)depth / 8.0f;
+  x[N_KIND] = -1;
+  x[N_IS_BLOCK] = 1;
+  x[N_OPERANDS] = log1p_count(mlirBlockGetNumArguments(b));
+  x[N_DEPTH] = (float)depth / 8.0f;
   if (mlirBlockGetNumArguments(b))
     type_features(x, mlirValueGetType(mlirBlockGetArgument(b, 0)));
 }

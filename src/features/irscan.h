@@ -79,4 +79,26 @@ typedef struct {
 // The class of op's name; `tmp` holds it when the cache is full.
 const op_class *name_class(name_cache *c, MlirOperation op, op_class *tmp);
 
+// ----------------------------------------------------------------------------
+// cost and shape of one linalg op (opinfo.c)
+
+enum { OP_SHAPE_MAX_LOOPS = 8 }; // LINALG_MAX_RANK
+
+typedef struct {
+  linalg_info li;
+  double flops, bytes; // estimated per execution of the op
+  int n_loops;         // loops whose extents are known, 0 for other kinds
+  int64_t ext[OP_SHAPE_MAX_LOOPS]; // (n_loops) static extents, -1 dynamic
+  bool tagged;         // carries an mqss.id tag
+} op_shape;
+
+// Fills `out` for a structured linalg op; false for other ops.
+bool op_shape_of(MlirOperation op, name_cache *names, op_shape *out);
+// Extent of loop -k (k = 1: innermost), or -1 when dynamic or absent.
+int64_t op_shape_inner(const op_shape *s, int k);
+// log2(1 + flops / bytes) / 8, 0 without bytes.
+double op_shape_intensity(const op_shape *s);
+// Bit k set when feature_tile_size(k) divides ext (none for ext <= 0).
+unsigned tile_div_bits(int64_t ext);
+
 #endif // MQSS_FEATURES_IRSCAN_H

@@ -1,8 +1,9 @@
-// The state-vector layout: the one table that names every index of the 256
-// features, with a one-line description each. features.c writes values at
-// these indices; `mqss features --doc` renders this table as
-// docs/FEATURES.md, so code and documentation cannot drift. It computes no
-// feature values.
+// The feature layout: the one table that names every index of the state
+// vector and every column of the graph's nodes, with a one-line description
+// each, and the versions of that layout that trained policies may carry.
+// features.c and graph.c write values at these indices; `mqss features
+// --doc` renders the tables as docs/FEATURES.md, so code and documentation
+// cannot drift. It computes no feature values.
 #include "features/layout.h"
 
 #include <pthread.h>
@@ -66,6 +67,16 @@ static void member_name(int g, int k, char *out, size_t len) {
     else
       snprintf(out, len, "%s%d", prefix, k);
     break;
+  case F_DIV:
+    snprintf(out, len, "%sT%d", prefix, feature_tile_size(k));
+    break;
+  case F_FOCUS_EXT:
+    snprintf(out, len, "%s%d", prefix, k + 1);
+    break;
+  case F_FOCUS_DIV:
+    snprintf(out, len, "%sl%d.T%d", prefix, k / N_TILES + 1,
+             feature_tile_size(k % N_TILES));
+    break;
   default:
     snprintf(out, len, "%s%d", prefix, k);
   }
@@ -102,11 +113,29 @@ const char *mqss_feature_doc(int i) {
   return docs[i];
 }
 
-// The graph's node-feature columns (mqss.h, mqss_graph), hashed with the
-// state's names: change it whenever a column changes meaning.
-static const char *const GRAPH_NODE_LAYOUT =
-    "graph nodes v2: kind/count is_block operands results regions depth uses "
-    "rank numel float memref tensor";
+int feature_tile_size(int k) { return k >= 0 && k < N_TILES ? 2 << k : 0; }
+
+// ----------------------------------------------------------------------------
+// graph node columns
+
+static const struct {
+  const char *name, *doc;
+} node_cols[] = {
+#define X(id, name, doc) {name, doc},
+    NODE_TABLE(X)
+#undef X
+};
+
+const char *mqss_graph_feature_name(int i) {
+  return i >= 0 && i < N_NODE_TOTAL ? node_cols[i].name : NULL;
+}
+
+const char *mqss_graph_feature_doc(int i) {
+  return i >= 0 && i < N_NODE_TOTAL ? node_cols[i].doc : NULL;
+}
+
+// ----------------------------------------------------------------------------
+// versions and their hashes
 
 static uint64_t fnv1a(uint64_t h, const char *s) {
   for (size_t k = 0; k <= strlen(s); k++) {
@@ -116,9 +145,63 @@ static uint64_t fnv1a(uint64_t h, const char *s) {
   return h;
 }
 
+// The node columns as the hash of v2 spelled them; from v3 on the string is
+// "graph nodes vN:" and the column names of NODE_TABLE.
+static const char *const GRAPH_NODES_V2 =
+    "graph nodes v2: kind/count is_block operands results regions depth uses "
+    "rank numel float memref tensor";
+
+// version, state_dim, node_dim, kind_scale (v2: the 98 kinds of its
+// vocabulary); the hash is filled in by build_versions.
+static feature_layout versions[] = {
+    {2, 256, 12, 98, 0},
+    {3, MQSS_FEATURE_DIM, MQSS_GRAPH_FEATURE_DIM, 0, 0},
+};
+enum { N_VERSIONS = sizeof versions / sizeof *versions };
+
+static void build_versions(void) {
+  ensure_built();
+  for (int v = 0; v < N_VERSIONS; v++) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int i = 0; i < versions[v].state_dim; i++)
+      h = fnv1a(h, names[i]);
+    if (versions[v].version == 2) {
+      h = fnv1a(h, GRAPH_NODES_V2);
+    } else {
+      char head[32];
+      snprintf(head, sizeof head, "graph nodes v%d:", versions[v].version);
+      h = fnv1a(h, head);
+      for (int c = 0; c < versions[v].node_dim; c++)
+        h = fnv1a(h, node_cols[c].name);
+    }
+    versions[v].hash = h;
+  }
+}
+
+int feature_layouts(const feature_layout **out) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, build_versions);
+  *out = versions;
+  return N_VERSIONS;
+}
+
+const feature_layout *feature_layout_of_hash(uint64_t hash) {
+  const feature_layout *all;
+  int n = feature_layouts(&all);
+  for (int v = 0; v < n; v++)
+    if (all[v].hash == hash)
+      return &all[v];
+  return NULL;
+}
+
 uint64_t mqss_feature_layout_hash(void) {
-  uint64_t h = 0xcbf29ce484222325ULL;
-  for (int i = 0; i < MQSS_FEATURE_DIM; i++)
-    h = fnv1a(h, mqss_feature_name(i));
-  return fnv1a(h, GRAPH_NODE_LAYOUT);
+  const feature_layout *all;
+  int n = feature_layouts(&all);
+  return all[n - 1].hash;
+}
+
+int mqss_feature_layout_version(void) {
+  const feature_layout *all;
+  int n = feature_layouts(&all);
+  return all[n - 1].version;
 }

@@ -2,7 +2,10 @@
 // scalar feature, G(id, count, prefix, doc) a group of `count` consecutive
 // features. It generates the F_* index enum used by features.c and the name
 // and doc tables in layout.c. Append or resize groups only together with the
-// policy format: the layout hash changes.
+// policy format: the layout hash changes. Layouts only grow at the end (the
+// state) or on the right (the graph's node columns), so an older layout is a
+// prefix of the newer one and a trained policy can be migrated
+// (src/policy/migrate.c): the versions table in layout.c lists them all.
 #ifndef MQSS_FEATURES_LAYOUT_H
 #define MQSS_FEATURES_LAYOUT_H
 
@@ -12,6 +15,8 @@ enum {
   N_KINDS = 98,  // op vocabulary: 88 named + 10 buckets (vocab.c)
   N_ELEM = 11,   // element-type classes
   N_COUNT = 70,  // per-action count slots, the last one is the overflow
+  N_TILES = 9,   // candidate tile sizes (feature_tile_size): 2, 4, .., 512
+  N_INNER = 3,   // innermost loops whose extents the per-op features show
 };
 
 #define FEATURE_TABLE(X, G)                                                    \
@@ -107,7 +112,30 @@ enum {
   G(LAST, MQSS_HISTORY_LEN, "ctx.last.",                                       \
     "k-th most recent action: (id + 1) / catalog size; 0 when none")           \
   G(COUNT, N_COUNT, "ctx.count.",                                              \
-    "times action id was taken / max steps; the last slot sums ids >= 69")
+    "times action id was taken / max steps; the last slot sums ids >= 69")  \
+  /* ---- per-op shapes (layout v3) ---- */                                   \
+  X(LOOPS_STATIC, "op.loops.static_frac",                                      \
+    "fraction of the loops of linalg ops (known kinds) with a static extent")  \
+  G(DIV, N_TILES, "op.loops.div.",                                             \
+    "fraction of static linalg loop extents that tile size T divides")         \
+  X(OPI_MAX, "op.intensity_max",                                               \
+    "largest flop/byte of one linalg op: log2(1 + flops / bytes) / 8")         \
+  X(OPI_MIN, "op.intensity_min",                                               \
+    "smallest flop/byte of one linalg op: log2(1 + flops / bytes) / 8")        \
+  X(FOCUS, "op.focus.present", "1 when a linalg op has known loops; the "      \
+    "focus op is the one of them with the most estimated flops")               \
+  X(FOCUS_FLOPS, "op.focus.flops_frac",                                        \
+    "the focus op's share of the module's estimated flops")                    \
+  X(FOCUS_INTENSITY, "op.focus.intensity",                                     \
+    "flop/byte of the focus op: log2(1 + flops / bytes) / 8")                  \
+  X(FOCUS_LOOPS, "op.focus.loops", "loops of the focus op / 8")                \
+  X(FOCUS_TAGGED, "op.focus.tagged",                                           \
+    "1 when the focus op carries an mqss.id tag (a per-op handle)")            \
+  G(FOCUS_EXT, N_INNER, "op.focus.extent.",                                    \
+    "log2(1 + static extent of loop -k of the focus op) / 12 (k = 1 is the "   \
+    "innermost); 0 when dynamic or absent")                                    \
+  G(FOCUS_DIV, N_INNER * N_TILES, "op.focus.div.",                             \
+    "1 when tile size T divides the static extent of loop -k of the focus op")
 
 enum {
 #define X(id, name, doc) F_##id,
@@ -118,6 +146,65 @@ enum {
   F_TOTAL
 };
 
-_Static_assert(F_TOTAL == MQSS_FEATURE_DIM, "the state has 256 features");
+_Static_assert(F_TOTAL == MQSS_FEATURE_DIM, "mqss.h states the state size");
+
+// The graph's node columns (mqss_graph.x), X(id, name, doc). Columns only
+// append; column 0 changed meaning at v3 (see layout.c).
+#define NODE_TABLE(X)                                                          \
+  X(KIND, "kind", "op-kind id (mqss_op_kind_name), -1 for blocks: the row "    \
+    "of the model's op-kind embedding, not a numeric input")                   \
+  X(IS_BLOCK, "is_block", "1 for a block node")                                \
+  X(OPERANDS, "operands", "log1p(operands), for a block log1p(arguments)")     \
+  X(RESULTS, "results", "log1p(results)")                                      \
+  X(REGIONS, "regions", "log1p(regions)")                                      \
+  X(DEPTH, "depth", "nesting depth / 8")                                       \
+  X(USES, "uses", "log1p(uses of the results)")                                \
+  X(RANK, "rank", "rank of the first result (block: argument) type / 4")       \
+  X(NUMEL, "numel", "log1p(static elements of that type) / 16")                \
+  X(FLOAT, "float", "1 when that type's element type is a float")             \
+  X(MEMREF, "memref", "1 when that type is a memref")                          \
+  X(TENSOR, "tensor", "1 when that type is a tensor")                          \
+  X(FLOPS, "flops", "linalg ops: log10(1 + estimated flops) / 12")             \
+  X(INTENSITY, "intensity", "linalg ops: log2(1 + flops / bytes) / 8")         \
+  X(TAGGED, "tagged", "1 when the op carries an mqss.id tag")                  \
+  X(EXT1, "extent.1", "log2(1 + static extent of the innermost loop) / 12")    \
+  X(EXT2, "extent.2", "the same for loop -2")                                  \
+  X(EXT3, "extent.3", "the same for loop -3")                                  \
+  X(DIV1, "div.1", "log2(largest candidate tile size dividing the extent of "  \
+    "the innermost loop) / 9; 0 when none does or it is dynamic")              \
+  X(DIV2, "div.2", "the same for loop -2")                                     \
+  X(DIV3, "div.3", "the same for loop -3")
+
+enum {
+#define X(id, name, doc) N_##id,
+  NODE_TABLE(X)
+#undef X
+  N_NODE_TOTAL
+};
+
+_Static_assert(N_NODE_TOTAL == MQSS_GRAPH_FEATURE_DIM,
+               "mqss.h states the node feature size");
+
+// Candidate tile size k (0 <= k < N_TILES): 2 << k. Every `divisor` value of
+// the shipped catalog except 1 is one of them (test_features checks).
+int feature_tile_size(int k);
+
+// One version of the feature layout. Newer versions extend older ones:
+// state indices [0, state_dim) and node columns [1, node_dim) keep their
+// meaning; node column 0 holds the op-kind id divided by kind_scale when
+// kind_scale > 0 (a numeric input, v2), else the plain id (the embedding
+// row, v3 on).
+typedef struct {
+  int version;
+  int state_dim, node_dim;
+  int kind_scale;
+  uint64_t hash;
+} feature_layout;
+
+// The known layouts, oldest first; the last is this build's. Returns the
+// count and sets *out (static storage).
+int feature_layouts(const feature_layout **out);
+// The layout with `hash`, or NULL when no version has it.
+const feature_layout *feature_layout_of_hash(uint64_t hash);
 
 #endif // MQSS_FEATURES_LAYOUT_H

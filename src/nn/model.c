@@ -2,7 +2,9 @@
 // the flat parameter/gradient/Adam buffers, activations, and the forward and
 // backward passes of both architectures.
 //
-//   GNN:  x (N,F) -> sage1 (N,G) -> sage2 (N,G) -> sum pool (B,G)
+//   GNN:  x (N,F) -> [x[:,1:] | embed[x[:,0]]] (N,Fin) (with an op-kind
+//         embedding; else x itself) -> sage1 (N,G) -> sage2 (N,G)
+//         -> sum pool (B,G)
 //         [state (B,S) | pooled (B,G)] -> fc1+tanh (B,H) -> fc2+tanh (B,H)
 //   MLP:  state (B,S) -> fc1+tanh (B,H) -> fc2+tanh (B,H)
 //   heads on (B,H): masked log-softmax logits (B,A+1), Gaussian means (B,P)
@@ -52,6 +54,11 @@ void nn_config_default(nn_config *cfg) {
   cfg->init_log_std = -0.5f;
 }
 
+int nn_config_node_in(const nn_config *cfg) {
+  return cfg->embed_dim > 0 ? cfg->node_dim - 1 + cfg->embed_dim
+                            : cfg->node_dim;
+}
+
 int nn_config_total_params(const nn_config *cfg) {
   int p = 0;
   for (int a = 0; a < cfg->n_actions; a++)
@@ -65,6 +72,9 @@ static bool config_valid(const nn_config *c) {
     return false;
   if (c->arch == NN_ARCH_GNN && (c->node_dim <= 0 || c->gnn_dim <= 0))
     return false;
+  if (c->embed_dim < 0 || c->embed_rows < 0 ||
+      (c->embed_dim > 0 && (c->arch != NN_ARCH_GNN || c->embed_rows < 1)))
+    return false;
   for (int a = 0; a < c->n_actions; a++)
     if (c->param_count[a] < 0 || c->param_count[a] > 64)
       return false;
@@ -74,8 +84,8 @@ static bool config_valid(const nn_config *c) {
 // ----------------------------------------------------------------------------
 // the parameter tensors (data: one row per tensor, shapes by symbolic dim)
 
-enum { DIM_1, DIM_F, DIM_G, DIM_S_IN, DIM_H, DIM_A1, DIM_P };
-enum { INIT_FANIN, INIT_FANIN_SMALL, INIT_ZERO, INIT_LOG_STD };
+enum { DIM_1, DIM_F, DIM_G, DIM_S_IN, DIM_H, DIM_A1, DIM_P, DIM_R, DIM_E };
+enum { INIT_FANIN, INIT_FANIN_SMALL, INIT_ZERO, INIT_LOG_STD, INIT_EMBED };
 
 static const struct {
   const char *name;
@@ -102,6 +112,7 @@ static const struct {
     {"log_std", offsetof(nn_params, log_std), 1, {DIM_P, 0}, false, INIT_LOG_STD},
     {"value.weight", offsetof(nn_params, v_w), 2, {DIM_1, DIM_H}, false, INIT_FANIN},
     {"value.bias", offsetof(nn_params, v_b), 1, {DIM_1, 0}, false, INIT_ZERO},
+    {"embed.op_kind", offsetof(nn_params, embed), 2, {DIM_R, DIM_E}, true, INIT_EMBED},
 };
 enum { N_TENSORS = sizeof TENSORS / sizeof TENSORS[0] };
 
@@ -110,7 +121,11 @@ static int dim_value(const nn_config *c, int P, int dim) {
   case DIM_1:
     return 1;
   case DIM_F:
-    return c->node_dim;
+    return nn_config_node_in(c);
+  case DIM_R:
+    return c->embed_dim > 0 ? c->embed_rows : 0;
+  case DIM_E:
+    return c->embed_dim;
   case DIM_G:
     return c->gnn_dim;
   case DIM_S_IN:
@@ -208,6 +223,9 @@ nn_model *nn_model_create(const nn_config *cfg, uint64_t seed) {
       case INIT_LOG_STD:
         w[i] = cfg->init_log_std;
         break;
+      case INIT_EMBED: // N(0, 1): rows start distinct, like nn.Embedding
+        w[i] = nn_rng_normal(&rng);
+        break;
       default:
         w[i] = 0.0f;
       }
@@ -252,7 +270,8 @@ int nn_acts_ensure(nn_acts *a, const nn_model *m, int B, int N) {
   }
   int nB = B > a->cap_B ? B : a->cap_B;
   int nN = gnn ? (N > a->cap_N ? N : a->cap_N) : 0;
-  size_t F = gnn ? c->node_dim : 0, G = gnn ? c->gnn_dim : 0;
+  size_t F = gnn ? (size_t)nn_config_node_in(c) : 0, G = gnn ? c->gnn_dim : 0;
+  size_t X0 = gnn && c->embed_dim > 0 ? F : 0;
   size_t S_IN = c->state_dim + G, H = c->hidden_dim, A1 = c->n_actions + 1;
   size_t P = m->P, FG = F > G ? F : G;
   struct {
@@ -265,6 +284,7 @@ int nn_acts_ensure(nn_acts *a, const nn_model *m, int B, int N) {
       {&a->a2, nB * H},        {&a->logits, nB * A1},   {&a->logp, nB * A1},
       {&a->mu, nB * P},        {&a->value, nB},         {&a->dagg, nN * FG},
       {&a->dpre_n, nN * G},    {&a->dh1, nN * G},       {&a->dh2, nN * G},
+      {&a->x0, nN * X0},       {&a->dx0, nN * X0},
       {&a->dpooled, nB * G},   {&a->dz0, nB * S_IN},    {&a->dpre1, nB * H},
       {&a->da1, nB * H},       {&a->dpre2, nB * H},     {&a->da2, nB * H},
       {&a->dlogits, nB * A1},  {&a->dlogp, nB * A1},    {&a->dmu, nB * P},
@@ -302,6 +322,39 @@ void nn_acts_zero_head_grads(nn_acts *a, const nn_model *m) {
 }
 
 // ----------------------------------------------------------------------------
+// the op-kind embedding
+
+// Row of the embedding for a node whose column 0 holds `id`.
+static int embed_row(float id, int R) {
+  return id >= 0 && id < (float)(R - 1) ? (int)id : R - 1;
+}
+
+// x0 (N, F-1+E): x0[i] = [x[i, 1:F] | embed[row(x[i, 0])]]; x is (N, F),
+// embed (R, E).
+static void embed_forward(float *x0, const float *x, const float *embed,
+                          int N, int F, int E, int R) {
+  for (int i = 0; i < N; i++) {
+    const float *xi = x + (size_t)i * F;
+    float *o = x0 + (size_t)i * (F - 1 + E);
+    memcpy(o, xi + 1, sizeof(float) * (F - 1));
+    memcpy(o + F - 1, embed + (size_t)embed_row(xi[0], R) * E,
+           sizeof(float) * E);
+  }
+}
+
+// In the forward pass x0[i, F-1+e] was embed[row_i, e], so dembed[row_i]
+// += dx0[i, F-1:]. The other columns of x are inputs: no gradient.
+static void embed_backward(float *dembed, const float *dx0, const float *x,
+                           int N, int F, int E, int R) {
+  for (int i = 0; i < N; i++) {
+    const float *d = dx0 + (size_t)i * (F - 1 + E) + F - 1;
+    float *o = dembed + (size_t)embed_row(x[(size_t)i * F], R) * E;
+    for (int e = 0; e < E; e++)
+      o[e] += d[e];
+  }
+}
+
+// ----------------------------------------------------------------------------
 // forward and backward
 
 void nn_forward(const nn_model *m, nn_acts *a, const nn_batch *in) {
@@ -309,8 +362,14 @@ void nn_forward(const nn_model *m, nn_acts *a, const nn_batch *in) {
   const nn_params *p = &m->params;
   if (c->arch == NN_ARCH_GNN) {
     const nn_graph *g = &in->graph;
-    int N = g->n_nodes, F = c->node_dim, G = c->gnn_dim;
-    sage_forward(a->h1, a->agg1, g->x, g->row_ptr, g->col, p->sage1_ws,
+    int N = g->n_nodes, F = nn_config_node_in(c), G = c->gnn_dim;
+    const float *x = g->x;
+    if (c->embed_dim > 0) {
+      embed_forward(a->x0, g->x, p->embed, N, c->node_dim, c->embed_dim,
+                    c->embed_rows);
+      x = a->x0;
+    }
+    sage_forward(a->h1, a->agg1, x, g->row_ptr, g->col, p->sage1_ws,
                  p->sage1_wn, p->sage1_b, N, F, G);
     sage_forward(a->h2, a->agg2, a->h1, g->row_ptr, g->col, p->sage2_ws,
                  p->sage2_wn, p->sage2_b, N, G, G);
@@ -376,7 +435,8 @@ void nn_backward(nn_model *m, nn_acts *a, const nn_batch *in) {
                   S_IN, H);
   // GNN: z0 = [state | sum_pool(h2)], h2 = sage2(h1), h1 = sage1(x)
   const nn_graph *gr = &in->graph;
-  int N = gr->n_nodes, F = c->node_dim;
+  int N = gr->n_nodes, F = nn_config_node_in(c);
+  bool emb = c->embed_dim > 0;
   memset(a->dpooled, 0, sizeof(float) * B * G);
   memset(a->dh2, 0, sizeof(float) * N * G);
   memset(a->dh1, 0, sizeof(float) * N * G);
@@ -385,9 +445,15 @@ void nn_backward(nn_model *m, nn_acts *a, const nn_batch *in) {
   sage_backward(a->dh1, g->sage2_ws, g->sage2_wn, g->sage2_b, a->dpre_n,
                 a->dagg, a->dh2, a->h2, a->agg2, a->h1, gr->row_ptr, gr->col,
                 p->sage2_ws, p->sage2_wn, N, G, G);
-  sage_backward(NULL, g->sage1_ws, g->sage1_wn, g->sage1_b, a->dpre_n, a->dagg,
-                a->dh1, a->h1, a->agg1, gr->x, gr->row_ptr, gr->col,
-                p->sage1_ws, p->sage1_wn, N, F, G);
+  if (emb)
+    memset(a->dx0, 0, sizeof(float) * N * F);
+  sage_backward(emb ? a->dx0 : NULL, g->sage1_ws, g->sage1_wn, g->sage1_b,
+                a->dpre_n, a->dagg, a->dh1, a->h1, a->agg1,
+                emb ? a->x0 : gr->x, gr->row_ptr, gr->col, p->sage1_ws,
+                p->sage1_wn, N, F, G);
+  if (emb)
+    embed_backward(g->embed, a->dx0, gr->x, N, c->node_dim, c->embed_dim,
+                   c->embed_rows);
 }
 
 // ----------------------------------------------------------------------------

@@ -148,7 +148,16 @@ typedef struct {
   int n_actions;   // A, catalog actions; the heads have A+1 logits (STOP last)
   int param_count[NN_MAX_ACTIONS]; // continuous parameters of each action
   float init_log_std;              // initial value of every log-std
+  // Op-kind embedding (GNN only). With embed_dim E > 0, node column 0 holds
+  // an op-kind id: the node's input row is [x[1..F) | embed[id]] (F-1+E
+  // wide), and ids outside [0, R-1) use row R-1 (blocks). With E = 0 every
+  // column is a plain numeric input (F wide).
+  int embed_dim;                   // E
+  int embed_rows;                  // R, op kinds + 1
 } nn_config;
+
+// Width of the first GraphSAGE layer's input: F-1+E with an embedding, else F.
+int nn_config_node_in(const nn_config *cfg);
 
 // Fills cfg with the production defaults (GNN, S=256, G=64, H=128, no
 // actions); set node_dim, n_actions and param_count before use.
@@ -174,6 +183,7 @@ typedef struct {
   float *log_std;   // (P)      state-independent log standard deviations
   float *v_w;       // (1, H)   value head
   float *v_b;       // (1)
+  float *embed;     // (R, E)   op-kind embedding (GNN with E > 0)
 } nn_params;
 
 typedef struct {
@@ -227,7 +237,8 @@ typedef struct {
   int cap_B, cap_N;       // allocated capacity
   int B, N;               // sizes of the last forward pass
   float *mem;             // one allocation behind every pointer below
-  float *agg1;   // (N, F)  neighbour means of the input features
+  float *x0;     // (N, Fin) node inputs with embeddings (E > 0 only)
+  float *agg1;   // (N, Fin) neighbour means of the node inputs
   float *h1;     // (N, G)
   float *agg2;   // (N, G)
   float *h2;     // (N, G)
@@ -244,6 +255,7 @@ typedef struct {
   // gradients, same shapes; dlogp, dmu and dvalue are the backward inputs
   float *dagg, *dpre_n, *dh1, *dh2, *dpooled, *dz0, *dpre1, *da1, *dpre2,
       *da2, *dlogits, *dlogp, *dmu, *dvalue;
+  float *dx0;    // (N, Fin) gradient of the node inputs (E > 0 only)
   // PPO caches (B): new log-prob, entropy, ratio
   float *ppo_logp, *ppo_ent, *ppo_ratio, *ppo_dlogp, *ppo_dent;
 } nn_acts;
@@ -407,6 +419,13 @@ typedef struct {
   long long train_steps;     // PPO updates taken
   nn_dtype weight_dtype;     // how the file stores its weights; a loaded
                              // int8 model holds the dequantised q * scale
+  // Lineage of a policy migrated from an older one (--init-from); all zero
+  // / empty for a policy trained from scratch.
+  uint64_t parent_hash;           // FNV-1a 64 of the parent file's bytes
+  uint64_t parent_feature_hash;   // its feature-layout hash
+  uint64_t parent_catalog_hash;   // its catalog hash
+  int parent_feature_version;     // its feature-layout version
+  int parent_actions;             // its actions, STOP excluded
 } nn_file_meta;
 
 // What the loader must check; NULL checks only the format.
@@ -420,6 +439,10 @@ typedef struct {
   int n_prefix_hashes;
   const char *mlir_version;    // NULL: do not check
   bool allow_version_mismatch; // accept a different MLIR version
+  // Also accepted: these feature-layout hashes (older layouts the caller
+  // migrates with nn_model_migrate). (n_old_feature_hashes), may be NULL.
+  const uint64_t *old_feature_hashes;
+  int n_old_feature_hashes;
 } nn_load_check;
 
 // Serialises the parameters of m and meta into a malloc'ed buffer, with the
@@ -471,5 +494,30 @@ typedef struct {
 // SCALE entries in table order, then the I8 ones, so every F32 tensor
 // starts 4-byte aligned). Fills out (NN_MAX_ENTRIES) and returns the count.
 int nn_file_layout(const nn_model *m, nn_dtype dt, nn_file_entry *out);
+// migration onto a grown layout or catalog (src/nn/migrate.c)
+
+// How the weights of an older model map onto a newer configuration. The
+// newer layout extends the older one: state columns [0, old S) and node
+// columns [1, old F) keep their index, the old actions keep theirs (STOP
+// stays last), and the old parameter slots come first.
+typedef struct {
+  int kind_scale;   // > 0: the old node column 0 was id / kind_scale, a
+                    // numeric input; the new model (embed_dim > 0) reads
+                    // it through embedding dimension 0 instead
+  float low_logit;  // bias of the logits of new actions (weights 0)
+  // (old state_dim) factor on each old state column's weights, for inputs
+  // whose scale changed (ctx.last.k is (id + 1) / catalog size); NULL: 1.
+  const float *state_scale;
+} nn_migration;
+
+// Returns a new model for cfg (others' weights initialised from seed) whose
+// outputs equal old's on any input that the old layout describes: new state
+// columns, node columns and embedding dimensions get zero weights, new
+// actions get logit `low_logit` and zero-weight means. NULL with err
+// (errlen bytes) saying why when cfg cannot extend old's configuration, or
+// out of memory.
+nn_model *nn_model_migrate(const nn_model *old, const nn_config *cfg,
+                           const nn_migration *mig, uint64_t seed, char *err,
+                           size_t errlen);
 
 #endif // MQSS_NN_H

@@ -120,6 +120,21 @@ static nn_status parse_config(const cJSON *md, nn_config *cfg, const char *name,
                     dims[i].hi);
     *(int *)((char *)cfg + dims[i].off) = (int)v;
   }
+  // optional (format 1 files before the embedding lack them: 0)
+  static const struct {
+    const char *key;
+    size_t off;
+  } opt[] = {{"embed_dim", offsetof(nn_config, embed_dim)},
+             {"embed_rows", offsetof(nn_config, embed_rows)}};
+  for (size_t i = 0; i < sizeof opt / sizeof opt[0]; i++) {
+    const char *v = md_get(md, opt[i].key);
+    long long n = 0;
+    if (v && !parse_int(v, 0, 1 << 16, &n))
+      return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
+                       "metadata '%s' = '%s' is not an integer in [0, 65536]",
+                       opt[i].key, v);
+    *(int *)((char *)cfg + opt[i].off) = (int)n;
+  }
   // param_counts: n_actions comma-separated integers
   const char *s = md_get(md, "param_counts");
   for (int a = 0; a < cfg->n_actions; a++) {
@@ -347,7 +362,10 @@ static nn_status check_compat(const nn_file_meta *fm, const nn_load_check *c,
                               const char *name, char *err, size_t errlen) {
   if (!c)
     return NN_OK;
-  if (fm->feature_hash != c->feature_hash)
+  bool older = false;
+  for (int i = 0; i < c->n_old_feature_hashes && !older; i++)
+    older = fm->feature_hash == c->old_feature_hashes[i];
+  if (fm->feature_hash != c->feature_hash && !older)
     return nn_seterr(err, errlen, NN_ERR_HASH, name,
                   "feature-layout hash %016" PRIx64 " differs from this "
                   "build's %016" PRIx64 "; the state/graph features changed, "
@@ -407,6 +425,31 @@ static nn_status parse_meta(const cJSON *md, nn_file_meta *fm,
   if (dt && nn_dtype_parse(dt, &fm->weight_dtype) != 0)
     return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
                   "metadata 'weight_dtype' = '%s'; expected f32 or int8", dt);
+  // optional lineage (policies migrated with --init-from)
+  const char *ph = md_get(md, "parent_hash");
+  if (!ph)
+    return NN_OK;
+  static const char *lineage[] = {"parent_hash", "parent_feature_layout_hash",
+                                  "parent_catalog_hash"};
+  uint64_t *ldst[] = {&fm->parent_hash, &fm->parent_feature_hash,
+                      &fm->parent_catalog_hash};
+  long long ver = 0, acts = 0;
+  for (int i = 0; i < 3; i++) {
+    const char *v = md_get(md, lineage[i]);
+    if (!v || !parse_hex64(v, ldst[i]))
+      return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
+                       "metadata '%s' = '%s' is not 16 lowercase hex digits",
+                       lineage[i], v ? v : "(missing)");
+  }
+  const char *pv = md_get(md, "parent_feature_version"),
+             *pa = md_get(md, "parent_actions");
+  if (!pv || !pa || !parse_int(pv, 0, 1 << 20, &ver) ||
+      !parse_int(pa, 0, NN_MAX_ACTIONS, &acts))
+    return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
+                     "metadata 'parent_feature_version' or 'parent_actions' "
+                     "is not a count");
+  fm->parent_feature_version = (int)ver;
+  fm->parent_actions = (int)acts;
   return NN_OK;
 }
 

@@ -97,7 +97,9 @@ static cJSON *build_header(const nn_model *m, const nn_file_meta *meta,
        add_int(md, "node_dim", c->node_dim) &&
        add_int(md, "gnn_dim", c->gnn_dim) &&
        add_int(md, "hidden_dim", c->hidden_dim) &&
-       add_int(md, "n_actions", c->n_actions);
+       add_int(md, "n_actions", c->n_actions) &&
+       add_int(md, "embed_dim", c->embed_dim) &&
+       add_int(md, "embed_rows", c->embed_rows);
   char counts[NN_MAX_ACTIONS * 4 + 1] = "";
   size_t pos = 0;
   for (int a = 0; a < c->n_actions; a++)
@@ -111,6 +113,16 @@ static cJSON *build_header(const nn_model *m, const nn_file_meta *meta,
        add_int(md, "train_steps", meta->train_steps) &&
        add_str(md, "train_date", meta->train_date) &&
        add_str(md, "weight_dtype", nn_dtype_name(meta->weight_dtype));
+  if (ok && meta->parent_hash) { // lineage of a migrated policy
+    hex64(h, meta->parent_hash);
+    ok = add_str(md, "parent_hash", h);
+    hex64(h, meta->parent_feature_hash);
+    ok = ok && add_str(md, "parent_feature_layout_hash", h);
+    hex64(h, meta->parent_catalog_hash);
+    ok = ok && add_str(md, "parent_catalog_hash", h) &&
+         add_int(md, "parent_feature_version", meta->parent_feature_version) &&
+         add_int(md, "parent_actions", meta->parent_actions);
+  }
   if (!ok)
     goto fail;
   size_t off = 0;

@@ -1,6 +1,7 @@
 // Loading a policy: reads the safetensors file (src/nn), checks it against
-// this build (feature layout, catalog, MLIR version) and binds it to a
-// catalog, or to the prefix of a catalog that extends the policy's. Also the default policy path and warm-up. It does not select
+// this build (feature layout, catalog, MLIR version), migrates an older
+// feature layout (migrate.c), and binds it to a catalog, or to the prefix of
+// a catalog that extends the policy's. Also the default policy path and warm-up. It does not select
 // anything (select.c) or check compiled code (guard.c).
 #include "policy/policy.h"
 
@@ -109,7 +110,10 @@ mqss_status mqss_policy_load(mqss_session *s, const char *path,
     mqss_policy_destroy(p);
     return rc;
   }
+  uint64_t old[8];
   nn_load_check check = {
+      .old_feature_hashes = old,
+      .n_old_feature_hashes = policy_old_layout_hashes(old, 8),
       .feature_hash = mqss_feature_layout_hash(),
       .catalog_hash = mqss_catalog_hash(p->catalog),
       .prefix_hashes = catalog_prefix_hashes(p->catalog),
@@ -131,6 +135,23 @@ mqss_status mqss_policy_load(mqss_session *s, const char *path,
   // can choose) only the actions it was trained with.
   catalog_truncate(p->catalog,
                    catalog_prefix_with_hash(p->catalog, p->meta.catalog_hash));
+  // An older feature layout: migrated onto this build's (same decisions;
+  // docs/POLICY_FORMAT.md, "Migration"), its actions unchanged.
+  if (p->meta.feature_hash != mqss_feature_layout_hash()) {
+    nn_config cfg;
+    const nn_config *o = &p->model->cfg;
+    rc = policy_net_config(s, p->catalog, nn_arch_name(o->arch),
+                           o->hidden_dim, &cfg);
+    cfg.gnn_dim = o->gnn_dim;
+    cfg.init_log_std = o->init_log_std;
+    if (rc == MQSS_OK)
+      rc = policy_migrate(s, p->path, p->meta.feature_hash, &cfg, 1,
+                          &p->model);
+    if (rc != MQSS_OK) {
+      mqss_policy_destroy(p);
+      return rc;
+    }
+  }
   rc = bind_catalog(s, p);
   if (rc != MQSS_OK) {
     mqss_policy_destroy(p);

@@ -117,4 +117,32 @@ mqss_status select_isolated(const mqss_policy *p, const mqss_module *module,
                             const mqss_select_options *opts, badlog *bad,
                             double deadline, mqss_selection **out);
 
+// ----------------------------------------------------------------------------
+// older policies (migrate.c)
+
+// Logit bias of actions a migrated policy did not have (zero weights): low
+// enough that greedy selection keeps the parent's choices.
+#define POLICY_NEW_ACTION_LOGIT (-10.0f)
+
+// The hashes of the feature layouts older than this build's (at most cap),
+// for nn_load_check.old_feature_hashes. Returns the count.
+int policy_old_layout_hashes(uint64_t *out, int cap);
+// The network configuration of this build for catalog c: state and node
+// sizes, op-kind embedding (gnn), one head per action in network order.
+// arch NULL / hidden <= 0 keep the defaults (gnn, 128).
+mqss_status policy_net_config(mqss_session *s, const mqss_catalog *c,
+                              const char *arch, int hidden, nn_config *cfg);
+// Replaces *model, read from `path` with feature-layout hash feature_hash,
+// by its migration onto cfg (nn_model_migrate; new weights from seed).
+mqss_status policy_migrate(mqss_session *s, const char *path,
+                           uint64_t feature_hash, const nn_config *cfg,
+                           uint64_t seed, nn_model **model);
+// Reads the parent policy of --init-from: any known feature layout, a
+// catalog that c extends (or c's own), this MLIR version. Fills meta, with
+// its parent_* fields describing the file (its FNV-1a hash, layout version
+// and hashes, action count). The model is not migrated yet.
+mqss_status policy_read_parent(mqss_session *s, const char *path,
+                               const mqss_catalog *c, nn_model **model,
+                               nn_file_meta *meta);
+
 #endif // MQSS_POLICY_INTERNAL_H

@@ -17,6 +17,10 @@ mqss_status mqss_policy_write_random(mqss_session *s,
                 "gnn or mlp", arch);
   cfg.state_dim = MQSS_FEATURE_DIM;
   cfg.node_dim = MQSS_GRAPH_FEATURE_DIM;
+  if (cfg.arch == NN_ARCH_GNN) {
+    cfg.embed_dim = OP_EMBED_DIM;
+    cfg.embed_rows = mqss_op_kind_count() + 1;
+  }
   int n = mqss_catalog_size(c), stop = mqss_catalog_stop(c);
   if (stop < 0 || n - 1 > NN_MAX_ACTIONS)
     return fail(s, MQSS_ERR_INVALID_ARG, "catalog needs a STOP action and at "

@@ -76,6 +76,8 @@ static const struct key {
     {"expit.kl_coef", K_FLOAT, F(expit_kl), 0, 1000, NULL, "KL(clone || policy) weight during PPO"},
     {"expit.confirm_pairs", K_INT, F(expit_confirm_pairs), 1, 1000, NULL, "A/B pairs of each confirmation"},
     {"expit.holdout", K_STRING, F(expit_holdout), 0, 0, NULL, "hold-out manifest (\"\" = none)"},
+    {"policy.init_from", K_STRING, F(init_from), 0, 0, NULL,
+     "start from this policy, migrated (--init-from)"},
 #undef F
 };
 

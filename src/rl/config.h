@@ -55,6 +55,7 @@ typedef struct {
   float expit_kl;         // weight of KL(clone || pi) during PPO
   int expit_confirm_pairs; // A/B pairs confirming a winner / hold-out figure
   char expit_holdout[512]; // hold-out manifest ("" = no hold-out figure)
+  char init_from[512];    // start from this (older) policy ("" = random)
 } train_config;
 
 // Fills `c` with the defaults (those of data/train_config.yaml).

@@ -325,7 +325,8 @@ static mqss_status run_round(expit *x, int r, winner *w, char *const *hold,
     char start[4200];
     round_path(x, start, sizeof start, "start.safetensors");
     mqss_policy *pol = NULL;
-    st = train_export(x->s, x->o, m, x->ec->catalog, r, *env_steps, 0, start);
+    st = train_export(x->s, x->o, m, x->ec->catalog,
+                      train_setup_parent(x->setup), r, *env_steps, 0, start);
     if (st == MQSS_OK)
       st = mqss_policy_load(x->s, start, NULL, &pol);
     if (st == MQSS_OK)
@@ -345,7 +346,9 @@ static mqss_status run_round(expit *x, int r, winner *w, char *const *hold,
     char clone[4200];
     round_path(x, clone, sizeof clone, "clone.safetensors");
     if (st == MQSS_OK)
-      st = train_export(x->s, x->o, m, x->ec->catalog, r, *env_steps, 0, clone);
+      st = train_export(x->s, x->o, m, x->ec->catalog,
+                        train_setup_parent(x->setup), r, *env_steps, 0,
+                        clone);
   }
   if (st != MQSS_OK)
     return st;

@@ -137,11 +137,19 @@ static uint64_t config_hash(const train_config *cfg) {
 
 mqss_status train_export(mqss_session *s, const train_options *o,
                          const nn_model *m, const mqss_catalog *cat,
-                         long long iterations, long long env_steps,
-                         double elapsed_s, const char *path) {
+                         const nn_file_meta *parent, long long iterations,
+                         long long env_steps, double elapsed_s,
+                         const char *path) {
   nn_file_meta meta = {.feature_hash = mqss_feature_layout_hash(),
                        .catalog_hash = mqss_catalog_hash(cat),
                        .train_steps = iterations};
+  if (parent) {
+    meta.parent_hash = parent->parent_hash;
+    meta.parent_feature_hash = parent->parent_feature_hash;
+    meta.parent_catalog_hash = parent->parent_catalog_hash;
+    meta.parent_feature_version = parent->parent_feature_version;
+    meta.parent_actions = parent->parent_actions;
+  }
   snprintf(meta.mlir_version, sizeof meta.mlir_version, "%s", mqss_mlir_version());
   char keys[3800];
   train_config_format(o->cfg, keys, sizeof keys);
@@ -161,10 +169,11 @@ mqss_status train_export(mqss_session *s, const train_options *o,
 
 static mqss_status export_policy(mqss_session *s, const train_options *o,
                                  const nn_model *m, const mqss_catalog *cat,
+                                 const nn_file_meta *parent,
                                  const ckpt_state *st, char *path, size_t len) {
   snprintf(path, len, "%s/policy.safetensors", o->log_dir);
-  return train_export(s, o, m, cat, st->iteration, (long long)st->env_steps,
-                      st->elapsed_s, path);
+  return train_export(s, o, m, cat, parent, st->iteration,
+                      (long long)st->env_steps, st->elapsed_s, path);
 }
 
 // ----------------------------------------------------------------------------
@@ -382,8 +391,8 @@ mqss_status train_run(mqss_session *s, train_setup *setup,
   r.env_steps = tr.st.env_steps;
   r.early_stopped = stop;
   r.elapsed_s = tr.st.elapsed_s;
-  st = export_policy(s, o, tr.m, ec->catalog, &tr.st, r.policy_path,
-                     sizeof r.policy_path);
+  st = export_policy(s, o, tr.m, ec->catalog, train_setup_parent(setup),
+                     &tr.st, r.policy_path, sizeof r.policy_path);
   if (out)
     *out = r;
   return st;

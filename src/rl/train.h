@@ -58,10 +58,15 @@ mqss_status train_manifest_read(mqss_session *s, const char *path,
                                 char ***paths, int *n);
 
 // Writes m with this run's metadata (config, commit, steps, date) to `path`.
+// `parent` (or NULL) is the lineage to record (train_setup_parent()).
 mqss_status train_export(mqss_session *s, const train_options *o,
                          const nn_model *m, const mqss_catalog *cat,
-                         long long iterations, long long env_steps,
-                         double elapsed_s, const char *path);
+                         const nn_file_meta *parent, long long iterations,
+                         long long env_steps, double elapsed_s,
+                         const char *path);
+// The lineage of a run started with policy.init_from: the parent_* fields
+// to record in the exported policy (all zero without a parent).
+const nn_file_meta *train_setup_parent(const train_setup *t);
 
 // Trains; fills `out` (may be NULL).
 mqss_status train_run(mqss_session *s, train_setup *t, const train_options *o,

@@ -1,7 +1,9 @@
 // What a training run is made of, before any rollout: the modules of the
 // manifest, their baselines from baseline.json, the action catalog, the
-// environment and the network's shape. The trainer and every rollout worker
-// build the same setup (see train.h).
+// environment and the network's shape (random, or migrated from the policy
+// of policy.init_from). The trainer and every rollout worker build the same
+// setup (see train.h).
+#include "policy/policy.h"
 #include "rl/train.h"
 
 #include <cjson/cJSON.h>
@@ -22,6 +24,7 @@ struct train_setup {
   char **pipelines;              // (n_modules) baseline pipeline, NULL = unknown
   char cache[4096];
   episode_ctx episodes;
+  nn_file_meta parent;           // lineage (parent_* fields) with init_from
 };
 
 // ----------------------------------------------------------------------------
@@ -116,20 +119,21 @@ static mqss_status read_baselines(mqss_session *s, const char *path,
 // ----------------------------------------------------------------------------
 // create / destroy
 
+// The network: random from the seed, or the policy of policy.init_from
+// migrated onto this build's feature layout and the whole catalog (its
+// actions keep their weights, new ones start with low logits).
 static mqss_status make_model(mqss_session *s, const train_config *c,
                               train_setup *t) {
   nn_config nc;
-  nn_config_default(&nc);
-  if (nn_arch_parse(c->arch, &nc.arch) != 0)
-    return fail(s, MQSS_ERR_INVALID_ARG, "unknown policy.arch '%s'", c->arch);
-  nc.state_dim = MQSS_FEATURE_DIM;
-  nc.node_dim = MQSS_GRAPH_FEATURE_DIM;
-  nc.hidden_dim = c->hidden;
-  nc.n_actions = mqss_catalog_size(t->catalog) - 1;
-  for (int i = 0; i < mqss_catalog_size(t->catalog); i++) {
-    const mqss_action *a = mqss_catalog_action(t->catalog, i);
-    if (!a->is_stop)
-      nc.param_count[episode_nn_action(t->catalog, i)] = a->n_params;
+  mqss_status st = policy_net_config(s, t->catalog, c->arch, c->hidden, &nc);
+  if (st != MQSS_OK)
+    return st;
+  if (c->init_from[0]) {
+    st = policy_read_parent(s, c->init_from, t->catalog, &t->model, &t->parent);
+    if (st == MQSS_OK)
+      st = policy_migrate(s, c->init_from, t->parent.feature_hash, &nc,
+                          (uint64_t)c->seed, &t->model);
+    return st;
   }
   if (!(t->model = nn_model_create(&nc, (uint64_t)c->seed)))
     return fail(s, MQSS_ERR_INVALID_ARG,
@@ -211,3 +215,6 @@ episode_ctx *train_setup_episodes(train_setup *t) { return &t->episodes; }
 char *const *train_setup_pipelines(const train_setup *t) { return t->pipelines; }
 
 const char *train_setup_cache(const train_setup *t) { return t->cache; }
+const nn_file_meta *train_setup_parent(const train_setup *t) {
+  return &t->parent;
+}

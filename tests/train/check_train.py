@@ -18,10 +18,15 @@
    from baseline.json (memref matmul: affine loops tiled by 8; add: none)
    and fits it (iterations: 0, cloning only): the loss falls, and the
    policy, selecting greedily, gives the matmul exactly its baseline.
+7. --init-from the shipped default (an older feature layout and a shorter
+   catalog): the exported 0-iteration policy records its lineage, has every
+   action of today's catalog, and its first decision on the examples equals
+   the default's; a network width other than the parent's is refused.
 
 usage: check_train.py MQSS_BINARY SOURCE_DIR
 """
 import csv
+import json
 import os
 import shutil
 import signal
@@ -97,6 +102,21 @@ def tensors(path):
         data = f.read()
     (n,) = struct.unpack("<Q", data[:8])
     return data[8 + n:]
+
+
+def metadata(path):
+    """The __metadata__ of a safetensors file."""
+    with open(path, "rb") as f:
+        data = f.read()
+    (n,) = struct.unpack("<Q", data[:8])
+    return json.loads(data[8:8 + n])["__metadata__"]
+
+
+def fnv1a64(data):
+    h = 0xCBF29CE484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001B3) & 0xFFFFFFFFFFFFFFFF
+    return h
 
 
 def flip_byte(path, offset):
@@ -252,6 +272,45 @@ def main():
     check(sel.stdout.strip() == "builtin.module(func.func(convert-linalg-to-affine-loops),"
           "func.func(affine-loop-tile{tile-size=8}))",
           f"the cloned policy does not reproduce the baseline: {sel.stdout} {sel.stderr}")
+
+    # 7. --init-from an older policy
+    default = os.path.join(SRC, "models", "default.safetensors")
+    cfg = config("init_from", 0)
+    with open(cfg) as f:
+        text = f.read()
+    with open(cfg, "w") as f:
+        f.write(text.replace("hidden: 16", "hidden: 128"))
+    r = train(cfg, "init_from", "--init-from", default)
+    check(r.returncode == 0, f"--init-from run failed: {r.stderr[-2000:]}")
+    child = os.path.join(TMP, "init_from", "policy.safetensors")
+    if r.returncode == 0:
+        md, parent = metadata(child), metadata(default)
+        with open(default, "rb") as f:
+            check(md.get("parent_hash") == "%016x" % fnv1a64(f.read()),
+                  f"parent_hash {md.get('parent_hash')} is not the parent file's")
+        check(md.get("parent_feature_layout_hash") == parent["feature_layout_hash"] and
+              md.get("parent_catalog_hash") == parent["catalog_hash"] and
+              md.get("parent_actions") == parent["n_actions"],
+              f"lineage does not name the parent: {md}")
+        check(int(md.get("parent_feature_version", "0")) >= 2 and
+              md["feature_layout_hash"] != parent["feature_layout_hash"],
+              f"the child still has the parent's layout: {md}")
+        check(int(md["n_actions"]) > int(parent["n_actions"]),
+              "the child did not get the catalog's new actions")
+        answers = set()
+        for ex in ("matmul_tensor_f32.mlir", "softmax_tensor_f32.mlir",
+                   "jacobi2d_affine_memref_f32.mlir", "layernorm_rsqrt_memref_f32.mlir"):
+            path = os.path.join(SRC, "examples", ex)
+            a, b = (subprocess.run([MQSS, "select", path, "--policy", pol, "--max-steps", "1"],
+                                   capture_output=True, text=True) for pol in (default, child))
+            check(a.returncode == 0 and a.stdout == b.stdout,
+                  f"first decision on {ex}: default '{a.stdout.strip()}' {a.stderr.strip()} "
+                  f"vs --init-from '{b.stdout.strip()}' {b.stderr.strip()}")
+            answers.add(a.stdout)
+        check(len(answers) >= 2, f"every example got one answer: {answers}")
+    r = train(config("init_bad", 0), "init_bad", "--init-from", default)
+    check(r.returncode != 0 and "policy.hidden" in r.stderr,
+          f"--init-from with another width was not refused clearly: {r.stderr[-500:]}")
 
     print(f"{passed} passed, {len(failures)} failed")
     if not failures:

@@ -1,7 +1,9 @@
-// Unit tests of the 256-float state vector: the layout (unique names, docs,
-// hash), and values derived by hand for small modules (flops and bytes of a
-// matmul, iterators, loop trip counts, affine-access fraction, loop-carried
-// memory, strides/dilations) and for an action history.
+// Unit tests of the state vector: the layout (unique names, docs, hash, the
+// older versions), and values derived by hand for small modules (flops and
+// bytes of a matmul, iterators, loop trip counts, affine-access fraction,
+// loop-carried memory, strides/dilations, tile divisibility and the focus
+// op) and for an action history.
+#include "features/layout.h" // before cmocka: its fail() macro
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,6 +14,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int idx(const char *name) {
@@ -47,7 +50,6 @@ static void features_of(const char *ir, const mqss_catalog *c,
 
 static void test_layout(void **state) {
   (void)state;
-  assert_int_equal(MQSS_FEATURE_DIM, 256);
   for (int i = 0; i < MQSS_FEATURE_DIM; i++) {
     assert_non_null(mqss_feature_name(i));
     assert_non_null(mqss_feature_doc(i));
@@ -55,13 +57,39 @@ static void test_layout(void **state) {
       if (!strcmp(mqss_feature_name(i), mqss_feature_name(j)))
         fail_msg("features %d and %d are both %s", j, i, mqss_feature_name(i));
   }
-  assert_null(mqss_feature_name(256));
+  assert_null(mqss_feature_name(MQSS_FEATURE_DIM));
   assert_null(mqss_feature_name(-1));
   // Three levels, in order: syntax, semantics, context.
   assert_int_equal(strncmp(mqss_feature_name(0), "syn.", 4), 0);
   assert_int_equal(strncmp(mqss_feature_name(255), "ctx.", 4), 0);
   assert_string_equal(mqss_feature_name(255), "ctx.count.overflow");
-  assert_true(mqss_feature_layout_hash() == mqss_feature_layout_hash());
+  assert_string_equal(mqss_feature_name(256), "op.loops.static_frac");
+  assert_string_equal(mqss_feature_name(MQSS_FEATURE_DIM - 1),
+                      "op.focus.div.l3.T512");
+  for (int i = 0; i < MQSS_GRAPH_FEATURE_DIM; i++) {
+    assert_non_null(mqss_graph_feature_name(i));
+    assert_non_null(mqss_graph_feature_doc(i));
+  }
+  assert_null(mqss_graph_feature_name(MQSS_GRAPH_FEATURE_DIM));
+  // Versions: oldest first, each a prefix of the next; the last is ours.
+  const feature_layout *v;
+  int n = feature_layouts(&v);
+  assert_true(n >= 2);
+  assert_int_equal(v[n - 1].version, mqss_feature_layout_version());
+  assert_true(v[n - 1].hash == mqss_feature_layout_hash());
+  assert_int_equal(v[n - 1].state_dim, MQSS_FEATURE_DIM);
+  for (int k = 1; k < n; k++) {
+    assert_true(v[k].state_dim >= v[k - 1].state_dim);
+    assert_true(v[k].node_dim >= v[k - 1].node_dim);
+    assert_true(v[k].hash != v[k - 1].hash);
+  }
+  // v2 is the layout models/default.safetensors records: its hash must
+  // come out of the table as it did when that policy was written.
+  const feature_layout *v2 = feature_layout_of_hash(0xe832805fbd8b438aULL);
+  assert_non_null(v2);
+  assert_int_equal(v2->version, 2);
+  assert_int_equal(v2->state_dim, 256);
+  assert_int_equal(v2->node_dim, 12);
   assert_int_equal(idx("syn.op.linalg.matmul") + 0,
                    idx("syn.op.linalg.generic") + 1);
 }
@@ -119,6 +147,97 @@ static void test_generic_domain(void **state) {
   expect(f, "sem.flops", log10(129.0) / 12);
   expect(f, "sem.linalg.named_frac", 0.0);
   expect(f, "sem.linalg.reduction_frac", 1.0 / 3);
+}
+
+// The matmul above has loops (m, n, k) = (4, 2, 8): loop -1 is k = 8, -2 is
+// n = 2, -3 is m = 4. Tile 2 divides all three, 4 two, 8 one, 16 none.
+static void test_tile_divisibility(void **state) {
+  (void)state;
+  float f[MQSS_FEATURE_DIM];
+  features_of("func.func @m(%a: memref<4x8xf32>, %b: memref<8x2xf32>,"
+              " %c: memref<4x2xf32>) {\n"
+              "  linalg.matmul {mqss.id = 7 : i64}\n"
+              "    ins(%a, %b : memref<4x8xf32>, memref<8x2xf32>)\n"
+              "    outs(%c : memref<4x2xf32>)\n"
+              "  return\n}\n",
+              NULL, NULL, 0, f);
+  expect(f, "op.loops.static_frac", 1.0);
+  expect(f, "op.loops.div.T2", 1.0);
+  expect(f, "op.loops.div.T4", 2.0 / 3);
+  expect(f, "op.loops.div.T8", 1.0 / 3);
+  expect(f, "op.loops.div.T16", 0.0);
+  expect(f, "op.focus.present", 1.0);
+  expect(f, "op.focus.flops_frac", 1.0);
+  expect(f, "op.focus.loops", 3.0 / 8);
+  expect(f, "op.focus.tagged", 1.0);
+  expect(f, "op.focus.intensity", log2(1.0 + 128.0 / 224.0) / 8);
+  expect(f, "op.intensity_max", log2(1.0 + 128.0 / 224.0) / 8);
+  expect(f, "op.focus.extent.1", log2(9.0) / 12);
+  expect(f, "op.focus.extent.2", log2(3.0) / 12);
+  expect(f, "op.focus.extent.3", log2(5.0) / 12);
+  expect(f, "op.focus.div.l1.T8", 1.0);
+  expect(f, "op.focus.div.l1.T16", 0.0);
+  expect(f, "op.focus.div.l2.T2", 1.0);
+  expect(f, "op.focus.div.l2.T4", 0.0);
+  expect(f, "op.focus.div.l3.T4", 1.0);
+  expect(f, "op.focus.div.l3.T8", 0.0);
+  // The history rewrite (select reuses IR features) keeps the shapes.
+  features_write_history(NULL, NULL, 0, 16, f);
+  expect(f, "op.focus.div.l1.T8", 1.0);
+}
+
+// Two matmuls: the focus is the one with more flops (64x64x64), and the
+// module-level fractions count the loops of both.
+static void test_focus_heaviest(void **state) {
+  (void)state;
+  float f[MQSS_FEATURE_DIM];
+  features_of("func.func @m(%a: memref<4x8xf32>, %b: memref<8x2xf32>,"
+              " %c: memref<4x2xf32>, %x: memref<64x64xf32>) {\n"
+              "  linalg.matmul ins(%a, %b : memref<4x8xf32>, memref<8x2xf32>)\n"
+              "                outs(%c : memref<4x2xf32>)\n"
+              "  linalg.matmul ins(%x, %x : memref<64x64xf32>, memref<64x64xf32>)\n"
+              "                outs(%x : memref<64x64xf32>)\n"
+              "  return\n}\n",
+              NULL, NULL, 0, f);
+  expect(f, "op.focus.div.l1.T64", 1.0);
+  expect(f, "op.focus.div.l1.T128", 0.0);
+  expect(f, "op.focus.extent.3", log2(65.0) / 12);
+  expect(f, "op.focus.tagged", 0.0);
+  expect(f, "op.focus.flops_frac", 2.0 * 64 * 64 * 64 / (2.0 * 64 * 64 * 64 + 128));
+  expect(f, "op.loops.div.T64", 3.0 / 6);
+  expect(f, "op.loops.div.T2", 6.0 / 6);
+}
+
+// Every tile size a catalog divisor parameter offers (1 aside) has a
+// divisibility feature.
+static void test_catalog_tile_sizes(void **state) {
+  (void)state;
+  mqss_session *s = NULL;
+  assert_int_equal(mqss_session_create(&s), MQSS_OK);
+  mqss_catalog *c = NULL;
+  assert_int_equal(
+      mqss_catalog_load(s, MQSS_SOURCE_DIR "/data/catalog.yaml", &c), MQSS_OK);
+  int seen = 0;
+  for (int i = 0; i < mqss_catalog_size(c); i++) {
+    const mqss_action *a = mqss_catalog_action(c, i);
+    for (int p = 0; p < a->n_params; p++) {
+      if (a->params[p].kind != MQSS_PARAM_DIVISOR)
+        continue;
+      for (int v = 0; v < a->params[p].n_values; v++) {
+        long t = atol(a->params[p].values[v]);
+        bool found = t == 1;
+        for (int k = 0; k < N_TILES && !found; k++)
+          found = feature_tile_size(k) == t;
+        if (!found)
+          fail_msg("%s.%s offers tile %ld: no op.loops.div feature", a->name,
+                   a->params[p].name, t);
+        seen++;
+      }
+    }
+  }
+  assert_true(seen > 0);
+  mqss_catalog_destroy(c);
+  mqss_session_destroy(s);
 }
 
 // One affine loop of 16 trips: load, add, store the same memref.
@@ -227,6 +346,9 @@ int main(void) {
       cmocka_unit_test(test_layout),
       cmocka_unit_test(test_matmul_semantics),
       cmocka_unit_test(test_generic_domain),
+      cmocka_unit_test(test_tile_divisibility),
+      cmocka_unit_test(test_focus_heaviest),
+      cmocka_unit_test(test_catalog_tile_sizes),
       cmocka_unit_test(test_affine_loop),
       cmocka_unit_test(test_scf_carried),
       cmocka_unit_test(test_strides_dilations_example),

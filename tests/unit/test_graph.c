@@ -74,7 +74,8 @@ static void test_small(void **state) {
   assert_string_equal(mqss_op_kind_name(g->kind[0]), "other.misc");
   assert_int_equal(g->kind[4], -1);
   const float *x2 = g->x + 2 * g->dim, *x5 = g->x + 5 * g->dim;
-  assert_float_equal(x2[0], (float)g->kind[2] / (float)mqss_op_kind_count(), 0);
+  assert_float_equal(x2[0], (float)g->kind[2], 0); // the embedding row
+  assert_float_equal(x5[0], -1, 0);
   assert_float_equal(x2[1], 0, 0);
   assert_float_equal(x2[2], (float)log1p(2.0), 1e-6); // 2 operands
   assert_float_equal(x2[6], (float)log1p(1.0), 1e-6); // %c used once
@@ -83,6 +84,51 @@ static void test_small(void **state) {
   assert_float_equal(x5[2], (float)log1p(2.0), 1e-6); // 2 arguments
   mqss_graph_destroy(g);
   mqss_graph_destroy(NULL);
+  mqss_session_destroy(s);
+}
+
+// A tagged 16x48x24 matmul node: (m, n, k) = (16, 48, 24); the largest
+// candidate tile dividing k = 24 is 8, n = 48 is 16, m = 16 is 16.
+static void test_linalg_node(void **state) {
+  (void)state;
+  mqss_session *s = NULL;
+  assert_int_equal(mqss_session_create(&s), MQSS_OK);
+  mqss_graph *g = graph_of(s,
+      "func.func @m(%a: memref<16x24xf32>, %b: memref<24x48xf32>,"
+      " %c: memref<16x48xf32>) {\n"
+      "  linalg.matmul {mqss.id = 3 : i64}\n"
+      "    ins(%a, %b : memref<16x24xf32>, memref<24x48xf32>)\n"
+      "    outs(%c : memref<16x48xf32>)\n"
+      "  return\n}\n");
+  int col[MQSS_GRAPH_FEATURE_DIM];
+  const char *names[] = {"flops", "intensity", "tagged", "extent.1",
+                         "extent.2", "extent.3", "div.1", "div.2", "div.3"};
+  for (int k = 0; k < 9; k++) {
+    col[k] = -1;
+    for (int c = 0; c < MQSS_GRAPH_FEATURE_DIM; c++)
+      if (!strcmp(mqss_graph_feature_name(c), names[k]))
+        col[k] = c;
+    assert_true(col[k] > 0);
+  }
+  int node = -1;
+  for (int i = 0; i < g->n_ops; i++)
+    if (!strcmp(mqss_op_kind_name(g->kind[i]), "linalg.matmul"))
+      node = i;
+  assert_true(node >= 0);
+  const float *x = g->x + (size_t)node * g->dim;
+  double flops = 2.0 * 16 * 48 * 24, bytes = 4.0 * (16 * 24 + 24 * 48 + 16 * 48);
+  assert_float_equal(x[col[0]], log10(1 + flops) / 12, 1e-6);
+  assert_float_equal(x[col[1]], log2(1 + flops / bytes) / 8, 1e-6);
+  assert_float_equal(x[col[2]], 1, 0);
+  assert_float_equal(x[col[3]], log2(25.0) / 12, 1e-6);
+  assert_float_equal(x[col[4]], log2(49.0) / 12, 1e-6);
+  assert_float_equal(x[col[5]], log2(17.0) / 12, 1e-6);
+  assert_float_equal(x[col[6]], 3.0 / 9, 1e-6);
+  assert_float_equal(x[col[7]], 4.0 / 9, 1e-6);
+  assert_float_equal(x[col[8]], 4.0 / 9, 1e-6);
+  // The function node has none of these.
+  assert_float_equal(g->x[(size_t)1 * g->dim + col[0]], 0, 0);
+  mqss_graph_destroy(g);
   mqss_session_destroy(s);
 }
 
@@ -111,6 +157,7 @@ static void test_example(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_small),
+      cmocka_unit_test(test_linalg_node),
       cmocka_unit_test(test_example),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -71,6 +71,10 @@ static void make_graphs(nn_graph_batch *gb, nn_rng *r, int n, int min_nodes,
   }
 }
 
+// Op-kind embedding width of the GNN problems (0: none); see
+// test_network_fd_embed.
+static int embed_dim = 0;
+
 static void problem_init(problem *p, nn_arch arch, uint64_t seed) {
   memset(p, 0, sizeof *p);
   nn_config cfg;
@@ -85,6 +89,10 @@ static void problem_init(problem *p, nn_arch arch, uint64_t seed) {
   cfg.param_count[2] = 1;
   // give log-std some spread so its gradient is not symmetric
   cfg.init_log_std = -0.3f;
+  if (arch == NN_ARCH_GNN && embed_dim > 0) {
+    cfg.embed_dim = embed_dim;
+    cfg.embed_rows = 4; // ids 0..2, and row 3 for everything else
+  }
   p->m = nn_model_create(&cfg, seed);
   assert_non_null(p->m);
   assert_int_equal(p->m->P, 3);
@@ -94,6 +102,11 @@ static void problem_init(problem *p, nn_arch arch, uint64_t seed) {
   fill(&r, p->m->params.pi_w, (A + 1) * 7, 0.8f);
   fill(&r, p->m->params.log_std, 3, 0.5f);
   make_graphs(&p->gb, &r, B, 3, 6, F);
+  if (p->m->cfg.embed_dim > 0) { // column 0 holds ids: in range, -1, 7
+    static const float ids[] = {0, 1, 2, -1, 1, 7, 2};
+    for (int i = 0; i < p->gb.g.n_nodes; i++)
+      p->gb.x[(size_t)i * F] = ids[i % 7];
+  }
   fill(&r, p->state, B * S, 1.0f);
   static const uint8_t mask[B * (A + 1)] = {1, 1, 1, 1, 1, 0, 1, 1,
                                             0, 1, 0, 1, 1, 1, 1, 1};
@@ -218,6 +231,15 @@ static void net_fd(nn_arch arch) {
 static void test_network_fd_gnn(void **state) {
   (void)state;
   net_fd(NN_ARCH_GNN);
+}
+
+// The same with an op-kind embedding: its rows get gradients through the
+// first GraphSAGE layer (ids out of range share the last row).
+static void test_network_fd_embed(void **state) {
+  (void)state;
+  embed_dim = 3;
+  net_fd(NN_ARCH_GNN);
+  embed_dim = 0;
 }
 
 static void test_network_fd_mlp(void **state) {
@@ -541,6 +563,7 @@ static void test_config_validation(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_network_fd_gnn),
+      cmocka_unit_test(test_network_fd_embed),
       cmocka_unit_test(test_network_fd_mlp),
       cmocka_unit_test(test_ppo_fd_gnn),
       cmocka_unit_test(test_ppo_fd_mlp),

@@ -75,7 +75,10 @@ static void write_custom(const char *path, int n_actions, uint64_t cat_hash,
                          const char *mlir) {
   nn_config cfg;
   nn_config_default(&cfg);
+  cfg.state_dim = MQSS_FEATURE_DIM;
   cfg.node_dim = MQSS_GRAPH_FEATURE_DIM;
+  cfg.embed_dim = OP_EMBED_DIM;
+  cfg.embed_rows = mqss_op_kind_count() + 1;
   cfg.n_actions = n_actions;
   for (int i = 0, j = 0; i < mqss_catalog_size(C) && j < n_actions; i++)
     if (i != mqss_catalog_stop(C))
