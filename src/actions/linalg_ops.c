@@ -19,16 +19,17 @@
 // ----------------------------------------------------------------------------
 // named ops
 
-// Loop dimension d of a named op is dimension `dim[d]` of operand `opnd[d]`.
+// Loop dimension d of a named op is dimension `dim[d]` of operand `opnd[d]`;
+// its last `reductions` loops are reductions, the others parallel.
 static const struct {
   const char *name;
-  int rank;
+  int rank, reductions;
   int opnd[LINALG_MAX_RANK], dim[LINALG_MAX_RANK];
 } named[] = {
     // (m, n, k): A is (m, k), B is (k, n)
-    {"linalg.matmul", 3, {0, 1, 0}, {0, 1, 1}},
+    {"linalg.matmul", 3, 1, {0, 1, 0}, {0, 1, 1}},
     // (b, m, n, k): A is (b, m, k), B is (b, k, n)
-    {"linalg.batch_matmul", 4, {0, 0, 1, 0}, {0, 1, 2, 2}},
+    {"linalg.batch_matmul", 4, 1, {0, 0, 1, 0}, {0, 1, 2, 2}},
 };
 
 static bool name_is(MlirOperation op, const char *name) {
@@ -40,6 +41,13 @@ int linalg_kind_rank(const char *name) {
   for (size_t i = 0; i < sizeof named / sizeof *named; i++)
     if (!strcmp(named[i].name, name))
       return named[i].rank;
+  return -1;
+}
+
+int linalg_kind_reductions(const char *name) {
+  for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+    if (!strcmp(named[i].name, name))
+      return named[i].reductions;
   return -1;
 }
 
