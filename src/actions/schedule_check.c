@@ -57,16 +57,16 @@ static bool size_level(checker *c, const char *name, int level, bool unit,
                "sizes loop %d", name, rank, p->name, p->dim);
       return false;
     }
-    const char *of = level ? "the outer tile" : "the extent";
+    const char *of = level ? "outer tile" : "extent";
     int64_t t = pick(c, p, k, parent[d]);
     if (t < 1) {
       snprintf(c->why, sizeof c->why, "%s: no candidate of $%s divides loop "
-               "%d (%s %lld)", name, p->name, d, of, (long long)parent[d]);
+               "%d of %s %lld", name, p->name, d, of, (long long)parent[d]);
       return false;
     }
     if (parent[d] % t) {
       snprintf(c->why, sizeof c->why, "%s: $%s=%lld does not divide loop %d "
-               "(%s %lld)", name, p->name, (long long)t, d, of,
+               "of %s %lld", name, p->name, (long long)t, d, of,
                (long long)parent[d]);
       return false;
     }
