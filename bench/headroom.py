@@ -141,6 +141,10 @@ def geomean(xs):
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
 
 
+def fmt(x):
+    return "-" if math.isnan(x) else "%.3fx" % x
+
+
 def p95(xs):
     xs = sorted(x for x in xs if x is not None)
     if not xs:
@@ -206,9 +210,9 @@ def main():
     for method in a.methods.split(","):
         for label, keep in groups:
             sel = [r for r in ok if r["method"] == method and keep(r)]
-            print("%-6s %-22s %7.3fx %7.3fx %4d" % (
-                method, label, geomean([r["vs_base"] for r in sel]),
-                geomean([r["vs_ref"] for r in sel]), len(sel)))
+            print("%-6s %-22s %8s %8s %4d" % (
+                method, label, fmt(geomean([r["vs_base"] for r in sel])),
+                fmt(geomean([r["vs_ref"] for r in sel])), len(sel)))
     print()
     print("p95 compile ms: winners %.1f, baselines %.1f; p95 .text bytes: "
           "winners %.0f, baselines %.0f (over %d rows)" % (

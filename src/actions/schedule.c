@@ -36,6 +36,7 @@ typedef struct {
   int version;  // current version of every %k<i> handle
   int counter;  // for fresh value names
   int level;    // tiling level of the next tiling step (0: outermost)
+  bool folded;  // the ops are generics without their unit loops
 } builder;
 
 #define ANY "!transform.any_op"
@@ -82,6 +83,8 @@ static bool swap_mn(const builder *b) {
 static void step_tile(builder *b, int64_t fill, bool reorder) {
   for (int i = 0; i < b->a->n_ops; i++) {
     int rank = linalg_kind_rank(b->a->ops[i]);
+    if (b->folded)
+      rank -= __builtin_popcount(linalg_kind_unit_loops(b->a->ops[i]));
     strbuf sizes = {0}, types = {0}, order = {0};
     if (reorder && swap_mn(b) && rank >= 3) {
       sb_printf(&order, " interchange = [");
@@ -117,6 +120,21 @@ static void step_tile(builder *b, int64_t fill, bool reorder) {
 // tile loops keep the op's order.
 static void step_cache_tile(builder *b) { step_tile(b, 0, false); }
 static void step_register_tile(builder *b) { step_tile(b, 1, true); }
+
+// Generalises the targeted ops and folds their unit loops away (a 1x1
+// convolution on batch 1 becomes a generic over (oh, ow, f, c) whose
+// operands are projections, that is a matmul). The handles follow the
+// folded generics.
+static void step_fold_unit_dims(builder *b) {
+  for (int i = 0; i < b->a->n_ops; i++)
+    line(b, "%%k%d_%d = transform.structured.generalize %%k%d_%d : (" ANY
+         ") -> " ANY, i, b->version + 1, i, b->version);
+  line(b, "transform.apply_patterns to %%funcs {");
+  line(b, "  transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes");
+  line(b, "} : " ANY);
+  b->version++;
+  b->folded = true;
+}
 
 // Vectorises the targeted ops (static shapes: no vector sizes), then folds
 // the broadcast/multiply/reduce form into vector.contract and the tensor
@@ -177,6 +195,7 @@ static const struct {
      step_register_tile},
     {"vectorize", STEP_TARGETS | STEP_VECTORIZES, step_vectorize},
     {"hoist", 0, step_hoist},
+    {"fold-unit-dims", STEP_TARGETS | STEP_FOLDS, step_fold_unit_dims},
     {"lower-contraction", 0, step_lower_contraction},
 };
 

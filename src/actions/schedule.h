@@ -30,6 +30,7 @@ enum {
   STEP_TILES = 2,       // tiles them: every kind needs a known rank
   STEP_UNIT_TILES = 4,  // loops without a size parameter get tile 1, not 0
   STEP_VECTORIZES = 8,  // vectorises them: the vector bound applies
+  STEP_FOLDS = 16,      // generalises them and folds their unit loops away
 };
 
 // Flags of step `name`, or -1 when there is no such step.

@@ -11,6 +11,8 @@
 #include "actions/linalg_ops.h"
 #include "actions/schedule.h"
 
+#include <mlir-c/BuiltinAttributes.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -84,6 +86,55 @@ static int64_t volume(const int64_t *tile, int from, int to) {
   return n;
 }
 
+// True when attribute `name` of op is absent or all ones (strides,
+// dilations).
+static bool all_ones(MlirOperation op, const char *name) {
+  MlirAttribute a =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+  if (mlirAttributeIsNull(a))
+    return true;
+  if (!mlirAttributeIsADenseIntElements(a))
+    return false;
+  for (intptr_t i = 0; i < mlirElementsAttrGetNumElements(a); i++)
+    if (mlirDenseElementsAttrGetInt64Value(a, i) != 1)
+      return false;
+  return true;
+}
+
+// The loops left after the fold of unit dimensions (fold-unit-dims): the
+// kind's unit loops must have extent 1 (a 1x1 filter, batch 1), every other
+// loop more than 1 (the fold would drop it too, and the tiling steps would
+// size the wrong loops), strides and dilations 1 (a plain matmul). Compacts
+// ext to the folded loops and updates *rank and *red.
+static bool fold_unit_loops(checker *c, MlirOperation op, const char *name,
+                            const char *kind, int64_t *ext, int *rank,
+                            int *red) {
+  unsigned unit = linalg_kind_unit_loops(kind);
+  if (!all_ones(op, "strides") || !all_ones(op, "dilations")) {
+    snprintf(c->why, sizeof c->why, "%s: strides and dilations must be 1 to "
+             "fold it into a matmul", name);
+    return false;
+  }
+  int n = 0, dropped_red = 0;
+  for (int d = 0; d < *rank; d++) {
+    bool must = unit >> d & 1;
+    if (must != (ext[d] == 1)) {
+      snprintf(c->why, sizeof c->why, must ? "%s: loop %d has extent %lld; "
+               "folding needs 1 (a 1x1 filter, batch 1)" : "%s: loop %d has "
+               "extent %lld; folding would drop it", name, d,
+               (long long)ext[d]);
+      return false;
+    }
+    if (!must)
+      ext[n++] = ext[d];
+    else if (d >= *rank - *red)
+      dropped_red++;
+  }
+  *rank = n;
+  *red -= dropped_red;
+  return true;
+}
+
 static bool fits(checker *c, MlirOperation op) {
   int64_t tile[LINALG_MAX_RANK];
   int rank = linalg_loop_extents(op, tile);
@@ -105,6 +156,10 @@ static bool fits(checker *c, MlirOperation op) {
       return false;
     }
   }
+  int red = linalg_kind_reductions(kind);
+  if ((c->flags & STEP_FOLDS) && !fold_unit_loops(c, op, name, kind, tile,
+                                                  &rank, &red))
+    return false;
   // One level per tiling step, outermost first; without one, the sizes
   // (if any) bound the vectorised op directly.
   int levels = 0;
@@ -126,7 +181,6 @@ static bool fits(checker *c, MlirOperation op) {
              SCHEDULE_MAX_VECTOR_ELEMS);
     return false;
   }
-  int red = linalg_kind_reductions(kind);
   if ((c->flags & STEP_UNIT_TILES) && red >= 0) {
     int64_t acc = volume(tile, 0, rank - red);
     if (acc > SCHEDULE_MAX_ACC_ELEMS) {
