@@ -59,6 +59,8 @@ def run_json(cmd, timeout):
 
 def corpus_modules(mqss, corpus, out, per_family, families):
     """[(path, family, baseline pipeline)], generating what is missing."""
+    if not corpus and os.path.exists(os.path.join(out, "corpus", "manifest.tsv")):
+        corpus = os.path.join(out, "corpus")  # an earlier run with this OUT
     if not corpus:
         corpus = os.path.join(out, "corpus")
         cmd = [mqss, "corpus", "gen", "--out", corpus, "--seed", "0",
@@ -81,6 +83,8 @@ def corpus_modules(mqss, corpus, out, per_family, families):
                 count[fam] = count.get(fam, 0) + 1
                 picked.append((name, fam))
     baseline = os.path.join(corpus, "baseline.json")
+    if not os.path.exists(baseline):  # made by an earlier run with this OUT?
+        baseline = os.path.join(out, "baseline.json")
     if not os.path.exists(baseline):
         # Only the picked modules: links to them and their manifest in OUT
         # (the manifest's file names are relative to its directory).

@@ -13,7 +13,8 @@
 #   Without --corpus it generates a corpus (`mqss corpus gen`) and its
 #   baselines (`mqss baseline`) in OUT (default a temporary directory). With
 #   --corpus DIR, DIR holds manifest.tsv (and baseline.json, made if missing).
-#   A full run (budget 60, two methods, ~50 modules) takes hours.
+#   A full run (budget 60, two methods, ~50 modules) takes hours. A second
+#   run with the same --out reuses its corpus and baselines.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=build
