@@ -23,6 +23,9 @@ machine and commit.
 usage: headroom.py MQSS COMMIT [--budget N] [--methods random,greedy]
                    [--per-family K] [--corpus DIR] [--families a,b]
                    [--no-examples] [--repeat R] [--confirm P] [--out DIR]
+                   [--timeout-ms MS]
+
+Geomeans and p95 figures cover the rows whose outputs both checked correct.
 """
 import argparse
 import glob
@@ -115,7 +118,8 @@ def corpus_modules(mqss, corpus, out, per_family, families):
 
 def evaluate(mqss, path, baseline, method, a):
     """One row: search, then winner vs baseline."""
-    common = ["--repeat", str(a.repeat), "--warmup", "1"]
+    common = ["--repeat", str(a.repeat), "--warmup", "1", "--timeout",
+              str(a.timeout_ms)]
     s, err = run_json([mqss, "search", "--method", method, "--budget",
                        str(a.budget), path, "--json", "--confirm",
                        str(a.confirm)] + common, 36000)
@@ -124,7 +128,8 @@ def evaluate(mqss, path, baseline, method, a):
     winner = s.get("winner_pipeline") or ""
     m, err = run_json([mqss, "measure", path, "--json", "--no-cache",
                        "--pipeline", baseline, "--vs", winner,
-                       "--repeat", str(max(a.confirm, 6))], 7200)
+                       "--repeat", str(max(a.confirm, 6)),
+                       "--timeout", str(a.timeout_ms)], 7200)
     if m is None:
         return {"error": "measure: " + err}
     ratio = (m.get("ratio_b_over_a") or {}).get("hl") or 1.0
@@ -169,6 +174,9 @@ def main():
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--confirm", type=int, default=10)
     ap.add_argument("--out")
+    ap.add_argument("--timeout-ms", type=int, default=300000,
+                    help="limit of one measurement (a loaded machine "
+                         "compiles a corpus module for minutes)")
     a = ap.parse_args()
     mqss = os.path.abspath(a.mqss)
     out = a.out or tempfile.mkdtemp(prefix="mqss-headroom-")
@@ -203,7 +211,7 @@ def main():
                     r["status"]))
             sys.stdout.flush()
 
-    ok = [r for r in rows if "error" not in r]
+    ok = [r for r in rows if "error" not in r and r["checked"]]
     print()
     print("%-6s %-22s %8s %8s %4s" % ("method", "group", "vs_base", "vs_ref", "n"))
     groups = [("all", lambda r: True),
