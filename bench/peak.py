@@ -7,8 +7,8 @@ a 1x1 convolution) it prints, in one run on one machine:
     budget 100, over the shipped catalog), re-measured with `mqss measure`,
     output checked;
   - the GFLOP/s of the hand-written transform schedule bench/peak/*.sched.mlir
-    (preloaded, then the transform interpreter), output checked; this stands
-    in until the catalog can express such schedules;
+    (preloaded, then the transform interpreter), output checked: what the
+    catalog's cache-register-tile-fma action should reach;
   - single-thread OpenBLAS sgemm on the same shape (bench_peak_blas);
   - the ratio of each to OpenBLAS.
 Times are medians of repeats (wall clock). Every mqss figure comes from a run

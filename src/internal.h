@@ -176,6 +176,12 @@ int catalog_prefix_with_hash(const mqss_catalog *c, uint64_t hash);
 void catalog_truncate(mqss_catalog *c, int n);
 // The top-level func.func of `m` whose sym_name is `name`, or a null op.
 MlirOperation find_function(const mqss_module *m, const char *name);
+// False when applying decision d to m would be refused for its parameters
+// (a schedule's sizes that do not divide their loops, or a vector over the
+// bound), with the reason in why (why_len bytes, may be NULL). True for
+// every other decision: it checks only what the mask cannot (decision.c).
+bool decision_fits(const mqss_module *m, const mqss_catalog *c,
+                   const mqss_decision *d, char *why, size_t why_len);
 
 // What the safety layer needs to know about a piece of IR, from one walk.
 typedef struct {

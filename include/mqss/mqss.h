@@ -511,8 +511,9 @@ typedef enum {
   MQSS_PARAM_DIVISOR
 } mqss_param_kind;
 
-/// Most parameters an action may have.
-#define MQSS_MAX_PARAMS 4
+/// Most parameters an action may have (a two-level tiling schedule has
+/// seven: three sizes per level and the loop order).
+#define MQSS_MAX_PARAMS 8
 
 /// Largest |min| and |max| of an INT / LOG_INT parameter that the catalog
 /// loader accepts (2^53: every such value is exact as a double). The
@@ -529,6 +530,8 @@ typedef struct {
   int dim;                    ///< DIVISOR: loop dimension of the targeted
                               ///< op, counted from the innermost (-1 is the
                               ///< innermost loop), or from 0 when >= 0
+  int level;                  ///< DIVISOR: which tiling step of the
+                              ///< schedule it sizes, 0 the first (outermost)
 } mqss_param;
 
 /// An action of the catalog. Every pointer is owned by the catalog and lives

@@ -207,7 +207,7 @@ static mqss_status get_stages(loader *L, yaml_node_t *n, unsigned *out) {
 
 static mqss_status load_param(loader *L, yaml_node_t *n, mqss_param *p) {
   static const char *const keys[] = {"name", "kind", "min", "max", "values",
-                                     "dim", NULL};
+                                     "dim", "level", NULL};
   if (n->type != YAML_MAPPING_NODE)
     return bad(L, n, "a parameter is a mapping {name, kind, ...}");
   mqss_status st = check_keys(L, n, keys, "a parameter");
@@ -261,6 +261,15 @@ static mqss_status load_param(loader *L, yaml_node_t *n, mqss_param *p) {
       return bad(L, dn, "divisor parameter '%s': dim %lld is out of range",
                  name, (long long)dim);
     p->dim = (int)dim;
+    yaml_node_t *ln = get(L, n, "level");
+    int64_t level = 0;
+    if (ln && (st = get_int(L, ln, &level)))
+      return st;
+    if (level < 0 || level >= SCHEDULE_MAX_LEVELS)
+      return bad(L, ln, "divisor parameter '%s': level %lld is out of range "
+                 "0..%d (the tiling steps of the schedule, outermost first)",
+                 name, (long long)level, SCHEDULE_MAX_LEVELS - 1);
+    p->level = (int)level;
     for (int i = 0; i < p->n_values; i++) {
       char *end = NULL;
       long long t = strtoll(p->values[i], &end, 10);
@@ -316,6 +325,7 @@ static mqss_status load_schedule(loader *L, yaml_node_t *n, mqss_action *a) {
     return bad(L, sn, "action '%s': schedule needs at least one step",
                a->name);
   strbuf text = {0};
+  int levels = 0; // tiling steps: the levels divisor parameters can size
   sb_printf(&text, "schedule(");
   for (int i = 0; i < a->n_steps; i++) {
     int flags = schedule_step_flags(a->steps[i]);
@@ -337,8 +347,16 @@ static mqss_status load_schedule(loader *L, yaml_node_t *n, mqss_action *a) {
                  a->steps[i]);
     }
     sb_printf(&text, "%s%s", i ? "," : "", a->steps[i]);
+    levels += (flags & STEP_TILES) != 0;
   }
   sb_printf(&text, ")");
+  for (int k = 0; k < a->n_params; k++)
+    if (a->params[k].level > 0 && a->params[k].level >= levels) {
+      sb_free(&text);
+      return bad(L, sn, "action '%s': parameter '%s' sizes tiling level %d, "
+                 "but the schedule has %d tiling step(s)", a->name,
+                 a->params[k].name, a->params[k].level, levels);
+    }
   if (!(a->pipeline = keep(L->cat, text.data)))
     return fail(L->cat->session, MQSS_ERR_NOMEM, "out of memory");
   return MQSS_OK;
@@ -467,6 +485,10 @@ static bool catalog_hash(mqss_catalog *c) {
         hash_str(&h, p->values[v]);
       if (p->kind == MQSS_PARAM_DIVISOR) {
         snprintf(num, sizeof num, "dim:%d", p->dim);
+        hash_str(&h, num);
+      }
+      if (p->level) { // level 0 hashes as before levels existed
+        snprintf(num, sizeof num, "level:%d", p->level);
         hash_str(&h, num);
       }
     }

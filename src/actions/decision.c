@@ -171,6 +171,17 @@ static mqss_status run_on_function(mqss_module *m, MlirOperation fn,
   return st;
 }
 
+bool decision_fits(const mqss_module *m, const mqss_catalog *c,
+                   const mqss_decision *d, char *why, size_t why_len) {
+  const mqss_action *a = m && d ? mqss_catalog_action(c, d->action) : NULL;
+  if (!a || !a->n_steps)
+    return true;
+  MlirOperation scope = d->target ? find_function(m, d->target)
+                                  : mlirModuleGetOperation(m->mod);
+  return !mlirOperationIsNull(scope) &&
+         schedule_applies(scope, a, d, why, why_len);
+}
+
 // A schedule action: tags the linalg ops (so the script can address them),
 // refuses sizes that do not divide or vectors over the bound, and runs the
 // schedule's pipeline on the module (the script itself restricts it to the

@@ -19,16 +19,24 @@
 // ----------------------------------------------------------------------------
 // named ops
 
-// Loop dimension d of a named op is dimension `dim[d]` of operand `opnd[d]`.
+// Loop dimension d of a named op is dimension `dim[d]` of operand `opnd[d]`;
+// its last `reductions` loops are reductions, the others parallel. The
+// loops in `unit` (bit d: loop d) are those a fold of unit dimensions must
+// remove to leave a matmul-like generic.
 static const struct {
   const char *name;
-  int rank;
+  int rank, reductions;
+  unsigned unit;
   int opnd[LINALG_MAX_RANK], dim[LINALG_MAX_RANK];
 } named[] = {
     // (m, n, k): A is (m, k), B is (k, n)
-    {"linalg.matmul", 3, {0, 1, 0}, {0, 1, 1}},
+    {"linalg.matmul", 3, 1, 0, {0, 1, 0}, {0, 1, 1}},
     // (b, m, n, k): A is (b, m, k), B is (b, k, n)
-    {"linalg.batch_matmul", 4, {0, 0, 1, 0}, {0, 1, 2, 2}},
+    {"linalg.batch_matmul", 4, 1, 0, {0, 0, 1, 0}, {0, 1, 2, 2}},
+    // (n, oh, ow, f, kh, kw, c): I is (n, h, w, c), F is (kh, kw, c, f),
+    // O is (n, oh, ow, f); a 1x1 filter on batch 1 folds to (oh, ow, f, c)
+    {"linalg.conv_2d_nhwc_hwcf", 7, 3, 1u | 1u << 4 | 1u << 5,
+     {0, 2, 2, 1, 1, 1, 1}, {0, 1, 2, 3, 0, 1, 2}},
 };
 
 static bool name_is(MlirOperation op, const char *name) {
@@ -41,6 +49,20 @@ int linalg_kind_rank(const char *name) {
     if (!strcmp(named[i].name, name))
       return named[i].rank;
   return -1;
+}
+
+int linalg_kind_reductions(const char *name) {
+  for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+    if (!strcmp(named[i].name, name))
+      return named[i].reductions;
+  return -1;
+}
+
+unsigned linalg_kind_unit_loops(const char *name) {
+  for (size_t i = 0; i < sizeof named / sizeof *named; i++)
+    if (!strcmp(named[i].name, name))
+      return named[i].unit;
+  return 0;
 }
 
 // Static extent of dimension `d` of operand `i`, or -1.

@@ -14,6 +14,13 @@
 // Number of loops of named op kind `name` ("linalg.matmul"), or -1 when
 // schedules cannot tile that kind (linalg.generic: unknown rank).
 int linalg_kind_rank(const char *name);
+// Number of innermost loops of kind `name` that are reductions (the others
+// are parallel), or -1 for a kind of unknown rank.
+int linalg_kind_reductions(const char *name);
+// The loops of kind `name` (bit d: loop d) that must have extent 1 for a
+// fold of unit dimensions to leave a matmul-like generic (n, kh, kw of a
+// convolution), or 0.
+unsigned linalg_kind_unit_loops(const char *name);
 // Writes the static extent of each loop of `op` into ext (LINALG_MAX_RANK
 // entries; -1: dynamic or
 // unknown) and returns the number of loops, or -1 for an unsupported op.

@@ -35,6 +35,8 @@ typedef struct {
   const char *scope; // "root", or "scope" when the decision has a target
   int version;  // current version of every %k<i> handle
   int counter;  // for fresh value names
+  int level;    // tiling level of the next tiling step (0: outermost)
+  bool folded;  // the ops are generics without their unit loops
 } builder;
 
 #define ANY "!transform.any_op"
@@ -51,13 +53,13 @@ static void line(builder *b, const char *fmt, ...) {
   va_end(ap);
 }
 
-// Tile size of loop `loop` of an op with `rank` loops: the size parameter
-// naming that loop, else `fill`.
+// Tile size of loop `loop` of an op with `rank` loops at the current tiling
+// level: the size parameter of that level naming that loop, else `fill`.
 static int64_t tile_size(const builder *b, int rank, int loop, int64_t fill) {
   for (int i = 0; i < b->a->n_params; i++) {
     const mqss_param *p = &b->a->params[i];
     int d = p->dim < 0 ? rank + p->dim : p->dim;
-    if (p->kind == MQSS_PARAM_DIVISOR && d == loop)
+    if (p->kind == MQSS_PARAM_DIVISOR && d == loop && p->level == b->level)
       return strtoll(p->values[mqss_param_map(p, b->d->u[i])], NULL, 10);
   }
   return fill;
@@ -75,13 +77,16 @@ static bool swap_mn(const builder *b) {
   return false;
 }
 
-// tile_using_for on every kind; `fill` is the size of loops no parameter
-// names (0: not tiled; 1: unit tiles, for register tiles).
-static void step_tile(builder *b, int64_t fill) {
+// tile_using_for on every kind with the sizes of the next tiling level;
+// `fill` is the size of loops no parameter names (0: not tiled; 1: unit
+// tiles, for register tiles). `reorder`: ORDER applies to these loops.
+static void step_tile(builder *b, int64_t fill, bool reorder) {
   for (int i = 0; i < b->a->n_ops; i++) {
     int rank = linalg_kind_rank(b->a->ops[i]);
+    if (b->folded)
+      rank -= __builtin_popcount(linalg_kind_unit_loops(b->a->ops[i]));
     strbuf sizes = {0}, types = {0}, order = {0};
-    if (swap_mn(b) && rank >= 3) {
+    if (reorder && swap_mn(b) && rank >= 3) {
       sb_printf(&order, " interchange = [");
       for (int d = 0; d < rank; d++)
         sb_printf(&order, "%s%d", d ? ", " : "",
@@ -108,10 +113,28 @@ static void step_tile(builder *b, int64_t fill) {
   }
   b->version++;
   b->counter++;
+  b->level++;
 }
 
-static void step_cache_tile(builder *b) { step_tile(b, 0); }
-static void step_register_tile(builder *b) { step_tile(b, 1); }
+// The loop order (ORDER) is a property of the register tile: the cache
+// tile loops keep the op's order.
+static void step_cache_tile(builder *b) { step_tile(b, 0, false); }
+static void step_register_tile(builder *b) { step_tile(b, 1, true); }
+
+// Generalises the targeted ops and folds their unit loops away (a 1x1
+// convolution on batch 1 becomes a generic over (oh, ow, f, c) whose
+// operands are projections, that is a matmul). The handles follow the
+// folded generics.
+static void step_fold_unit_dims(builder *b) {
+  for (int i = 0; i < b->a->n_ops; i++)
+    line(b, "%%k%d_%d = transform.structured.generalize %%k%d_%d : (" ANY
+         ") -> " ANY, i, b->version + 1, i, b->version);
+  line(b, "transform.apply_patterns to %%funcs {");
+  line(b, "  transform.apply_patterns.linalg.fold_unit_extent_dims_via_reshapes");
+  line(b, "} : " ANY);
+  b->version++;
+  b->folded = true;
+}
 
 // Vectorises the targeted ops (static shapes: no vector sizes), then folds
 // the broadcast/multiply/reduce form into vector.contract and the tensor
@@ -172,6 +195,7 @@ static const struct {
      step_register_tile},
     {"vectorize", STEP_TARGETS | STEP_VECTORIZES, step_vectorize},
     {"hoist", 0, step_hoist},
+    {"fold-unit-dims", STEP_TARGETS | STEP_FOLDS, step_fold_unit_dims},
     {"lower-contraction", 0, step_lower_contraction},
 };
 

@@ -14,12 +14,23 @@
 // that exhausts the JIT's memory.
 #define SCHEDULE_MAX_VECTOR_ELEMS 512
 
+// Largest accumulator tile (product of the register tile sizes of the
+// parallel loops, in elements) of an op a schedule tiles to registers and
+// vectorises: 128 f32 lanes are the 16 ymm registers of AVX2. A bigger tile
+// cannot keep its accumulators in registers and spills at every k step
+// (8x32 ran at half the speed of 4x16, /work/notes/recipes.md).
+#define SCHEDULE_MAX_ACC_ELEMS 128
+
+// Most tiling steps (levels) one schedule may have.
+#define SCHEDULE_MAX_LEVELS 4
+
 // What a step does to the targeted ops.
 enum {
   STEP_TARGETS = 1,     // works on the targeted linalg ops (needs `ops`)
   STEP_TILES = 2,       // tiles them: every kind needs a known rank
   STEP_UNIT_TILES = 4,  // loops without a size parameter get tile 1, not 0
   STEP_VECTORIZES = 8,  // vectorises them: the vector bound applies
+  STEP_FOLDS = 16,      // generalises them and folds their unit loops away
 };
 
 // Flags of step `name`, or -1 when there is no such step.

@@ -1,13 +1,17 @@
 // Preconditions of schedule actions on the live IR, beyond the stage rules
 // every action has: the targeted ops must have static loops, each size
 // parameter must divide its loop's extent (a partial tile stays dynamic and
-// is not vectorised: tile 32 on 112 ran at 0.19x), and an op a schedule
-// vectorises must stay within SCHEDULE_MAX_VECTOR_ELEMS. The mask asks
+// is not vectorised: tile 32 on 112 ran at 0.19x), a size of an inner
+// tiling level must divide the outer level's tile, and an op a schedule
+// vectorises must stay within SCHEDULE_MAX_VECTOR_ELEMS (and, when tiled to
+// registers, its accumulators within SCHEDULE_MAX_ACC_ELEMS). The mask asks
 // whether some choice of sizes works for every op in scope; applying a
 // decision asks whether its sizes do for every op it targets. It builds no scripts (schedule.c).
 #include "internal.h"
 #include "actions/linalg_ops.h"
 #include "actions/schedule.h"
+
+#include <mlir-c/BuiltinAttributes.h>
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,33 +40,18 @@ static int64_t pick(const checker *c, const mqss_param *p, int k, int64_t ext) {
   return -1;
 }
 
-static bool fits(checker *c, MlirOperation op) {
-  int64_t ext[LINALG_MAX_RANK], tile[LINALG_MAX_RANK];
-  int rank = linalg_loop_extents(op, ext);
-  char name[128];
-  MlirStringRef opname = mlirIdentifierStr(mlirOperationGetName(op));
-  long long id = (long long)linalg_op_tag(op);
-  if (id)
-    snprintf(name, sizeof name, "%.*s (mqss.id %lld)", (int)opname.length,
-             opname.data, id);
-  else
-    snprintf(name, sizeof name, "%.*s", (int)opname.length, opname.data);
-  if (rank < 0) {
-    snprintf(c->why, sizeof c->why, "%s: loop extents unknown", name);
-    return false;
-  }
-  for (int d = 0; d < rank; d++) {
-    if (ext[d] < 1) {
-      snprintf(c->why, sizeof c->why, "%s: loop %d is dynamic", name, d);
-      return false;
-    }
-    tile[d] = !(c->flags & STEP_TILES)         ? ext[d]
-              : (c->flags & STEP_UNIT_TILES) ? 1
-                                             : ext[d];
-  }
+// Sizes the loops of one tiling level: `parent` holds the extents the
+// level tiles (the loops' extents, or the previous level's tiles) and
+// becomes the level's tiles. Loops no parameter of the level names keep
+// their extent, or get 1 under a unit-tiling step.
+static bool size_level(checker *c, const char *name, int level, bool unit,
+                       int rank, int64_t *parent) {
+  int64_t cur[LINALG_MAX_RANK];
+  for (int d = 0; d < rank; d++)
+    cur[d] = unit ? 1 : parent[d];
   for (int k = 0; k < c->a->n_params; k++) {
     const mqss_param *p = &c->a->params[k];
-    if (p->kind != MQSS_PARAM_DIVISOR)
+    if (p->kind != MQSS_PARAM_DIVISOR || p->level != level)
       continue;
     int d = p->dim < 0 ? rank + p->dim : p->dim;
     if (d < 0 || d >= rank) {
@@ -70,28 +59,134 @@ static bool fits(checker *c, MlirOperation op) {
                "sizes loop %d", name, rank, p->name, p->dim);
       return false;
     }
-    int64_t t = pick(c, p, k, ext[d]);
+    const char *of = level ? "outer tile" : "extent";
+    int64_t t = pick(c, p, k, parent[d]);
     if (t < 1) {
       snprintf(c->why, sizeof c->why, "%s: no candidate of $%s divides loop "
-               "%d of extent %lld", name, p->name, d, (long long)ext[d]);
+               "%d of %s %lld", name, p->name, d, of, (long long)parent[d]);
       return false;
     }
-    if (ext[d] % t) {
+    if (parent[d] % t) {
       snprintf(c->why, sizeof c->why, "%s: $%s=%lld does not divide loop %d "
-               "of extent %lld", name, p->name, (long long)t, d,
+               "of %s %lld", name, p->name, (long long)t, d, of,
+               (long long)parent[d]);
+      return false;
+    }
+    cur[d] = t;
+  }
+  memcpy(parent, cur, (size_t)rank * sizeof *cur);
+  return true;
+}
+
+// Product of tile[from..to).
+static int64_t volume(const int64_t *tile, int from, int to) {
+  int64_t n = 1;
+  for (int d = from; d < to; d++)
+    n *= tile[d];
+  return n;
+}
+
+// True when attribute `name` of op is absent or all ones (strides,
+// dilations).
+static bool all_ones(MlirOperation op, const char *name) {
+  MlirAttribute a =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(name));
+  if (mlirAttributeIsNull(a))
+    return true;
+  if (!mlirAttributeIsADenseIntElements(a))
+    return false;
+  for (intptr_t i = 0; i < mlirElementsAttrGetNumElements(a); i++)
+    if (mlirDenseElementsAttrGetInt64Value(a, i) != 1)
+      return false;
+  return true;
+}
+
+// The loops left after the fold of unit dimensions (fold-unit-dims): the
+// kind's unit loops must have extent 1 (a 1x1 filter, batch 1), every other
+// loop more than 1 (the fold would drop it too, and the tiling steps would
+// size the wrong loops), strides and dilations 1 (a plain matmul). Compacts
+// ext to the folded loops and updates *rank and *red.
+static bool fold_unit_loops(checker *c, MlirOperation op, const char *name,
+                            const char *kind, int64_t *ext, int *rank,
+                            int *red) {
+  unsigned unit = linalg_kind_unit_loops(kind);
+  if (!all_ones(op, "strides") || !all_ones(op, "dilations")) {
+    snprintf(c->why, sizeof c->why, "%s: strides and dilations must be 1 to "
+             "fold it into a matmul", name);
+    return false;
+  }
+  int n = 0, dropped_red = 0;
+  for (int d = 0; d < *rank; d++) {
+    bool must = unit >> d & 1;
+    if (must != (ext[d] == 1)) {
+      snprintf(c->why, sizeof c->why, must ? "%s: loop %d has extent %lld; "
+               "folding needs 1 (a 1x1 filter, batch 1)" : "%s: loop %d has "
+               "extent %lld; folding would drop it", name, d,
                (long long)ext[d]);
       return false;
     }
-    tile[d] = t;
+    if (!must)
+      ext[n++] = ext[d];
+    else if (d >= *rank - *red)
+      dropped_red++;
   }
-  if (c->flags & STEP_VECTORIZES) {
-    int64_t elems = 1;
-    for (int d = 0; d < rank; d++)
-      elems *= tile[d];
-    if (elems > SCHEDULE_MAX_VECTOR_ELEMS) {
-      snprintf(c->why, sizeof c->why, "%s: vectorising %lld elements "
-               "exceeds the bound of %d", name, (long long)elems,
-               SCHEDULE_MAX_VECTOR_ELEMS);
+  *rank = n;
+  *red -= dropped_red;
+  return true;
+}
+
+static bool fits(checker *c, MlirOperation op) {
+  int64_t tile[LINALG_MAX_RANK];
+  int rank = linalg_loop_extents(op, tile);
+  char name[128], kind[96];
+  MlirStringRef opname = mlirIdentifierStr(mlirOperationGetName(op));
+  snprintf(kind, sizeof kind, "%.*s", (int)opname.length, opname.data);
+  long long id = (long long)linalg_op_tag(op);
+  if (id)
+    snprintf(name, sizeof name, "%s (mqss.id %lld)", kind, id);
+  else
+    snprintf(name, sizeof name, "%s", kind);
+  if (rank < 0) {
+    snprintf(c->why, sizeof c->why, "%s: loop extents unknown", name);
+    return false;
+  }
+  for (int d = 0; d < rank; d++) {
+    if (tile[d] < 1) {
+      snprintf(c->why, sizeof c->why, "%s: loop %d is dynamic", name, d);
+      return false;
+    }
+  }
+  int red = linalg_kind_reductions(kind);
+  if ((c->flags & STEP_FOLDS) && !fold_unit_loops(c, op, name, kind, tile,
+                                                  &rank, &red))
+    return false;
+  // One level per tiling step, outermost first; without one, the sizes
+  // (if any) bound the vectorised op directly.
+  int levels = 0;
+  for (int i = 0; i < c->a->n_steps; i++) {
+    int f = schedule_step_flags(c->a->steps[i]);
+    if (!(f & STEP_TILES))
+      continue;
+    if (!size_level(c, name, levels++, f & STEP_UNIT_TILES, rank, tile))
+      return false;
+  }
+  if (!levels && !size_level(c, name, 0, false, rank, tile))
+    return false;
+  if (!(c->flags & STEP_VECTORIZES))
+    return true;
+  int64_t elems = volume(tile, 0, rank);
+  if (elems > SCHEDULE_MAX_VECTOR_ELEMS) {
+    snprintf(c->why, sizeof c->why, "%s: vectorising %lld elements exceeds "
+             "the bound of %d", name, (long long)elems,
+             SCHEDULE_MAX_VECTOR_ELEMS);
+    return false;
+  }
+  if ((c->flags & STEP_UNIT_TILES) && red >= 0) {
+    int64_t acc = volume(tile, 0, rank - red);
+    if (acc > SCHEDULE_MAX_ACC_ELEMS) {
+      snprintf(c->why, sizeof c->why, "%s: a register tile of %lld "
+               "accumulators exceeds the bound of %d (16 ymm registers)",
+               name, (long long)acc, SCHEDULE_MAX_ACC_ELEMS);
       return false;
     }
   }

@@ -1,15 +1,23 @@
-// Greedy search: from the empty sequence, each step tries every action the
-// safety mask allows on the current IR appended to the current sequence
-// (parametric actions at every combination of u in {-1, 0, 1} per
-// parameter, duplicates of the same pipeline text skipped), in catalog
-// order. The next step starts from the step's fastest correct candidate,
-// even when it is no faster than the current sequence (an enabling pass such
-// as a conversion to affine loops pays off only with the tiling after it);
-// it becomes the best when it beats the best so far by more than min_gain.
+// Greedy search: from the empty sequence, each step extends the current
+// sequence by one decision. A step first screens every action the safety
+// mask allows on the current IR, in catalog order, at its default
+// parameters (u = 0: the middle of each range). Then, fastest screened
+// action first, it refines each action that has parameters by one sweep of
+// coordinate descent: every value of the first parameter (every candidate
+// of a choice or divisor, u in {-1, 0, 1} for an int), keeping the fastest
+// so far, then every value of the next one, and so on. A step thus costs
+// about the sum of the parameters' candidate counts per action, not their
+// product (a two-level tiling with seven parameters would need 3^7
+// evaluations on a grid). Decisions the safety layer would refuse for their
+// sizes, and pipeline texts already tried in the step, cost no evaluation.
+// The next step starts from the step's fastest correct candidate, even when
+// it is no faster than the current sequence (an enabling pass such as a
+// conversion to affine loops pays off only with the tiling after it); it
+// becomes the best when it beats the best so far by more than min_gain.
 // The search ends when the budget or max_len is reached or a step has no
 // correct candidate. Only the chosen decision is applied in process (to
-// follow the mask): it has just run successfully in the sandbox. It does not measure anything
-// itself (search.c does).
+// follow the mask): it has just run successfully in the sandbox. It does
+// not measure anything itself (search.c does).
 #include "eval/search.h"
 
 #include <stdlib.h>
@@ -18,87 +26,153 @@
 // ----------------------------------------------------------------------------
 // one step
 
-enum { GRID = 3 }; // u in {-1, 0, 1}
-static const float grid_u[GRID] = {-1.0f, 0.0f, 1.0f};
+// The step's state: pipeline texts tried, its fastest correct evaluation.
+typedef struct {
+  search_ctx *c;
+  const mqss_module *cur; // the IR the step extends
+  mqss_decision *seq;     // (len + 1) the current sequence and one slot
+  int len;
+  char **seen;            // (n_seen) texts tried this step
+  int n_seen, cap_seen;
+  int best_idx;           // -1 while none is correct
+  mqss_decision best_d;
+} step_state;
 
-// True when `text` is already in seen[0..n).
-static bool seen_before(char *const *seen, int n, const char *text) {
+// Raw values u that reach every candidate of parameter p: the middle of
+// each candidate's interval for a choice, divisor or bool (mqss_param_map),
+// the ends and the middle for an int range. Returns their number (<= max).
+static int param_grid(const mqss_param *p, float *u, int max) {
+  int n = p->kind == MQSS_PARAM_CHOICE || p->kind == MQSS_PARAM_DIVISOR
+              ? p->n_values
+          : p->kind == MQSS_PARAM_BOOL ? 2
+                                       : 3;
+  n = n < max ? n : max;
   for (int i = 0; i < n; i++)
-    if (!strcmp(seen[i], text))
-      return true;
-  return false;
+    u[i] = (float)(2.0 * (i + 0.5) / n - 1.0);
+  return n;
 }
 
-// Tries every allowed extension of seq[0..len). Stores the index of the
-// step's fastest correct evaluation in *best_idx (-1 if none) and its
-// decision in *best_d.
+// Measures decision d appended to the sequence, unless the safety layer
+// would refuse it or the step has tried the same text. Sets *ms to its
+// run time when it ran correctly, else leaves it alone.
+static mqss_status try_decision(step_state *s, const mqss_decision *d,
+                                double *ms) {
+  search_ctx *c = s->c;
+  mqss_session *ses = mqss_module_session(c->module);
+  if (!search_budget_left(c) || !decision_fits(s->cur, c->catalog, d, NULL, 0))
+    return MQSS_OK;
+  s->seq[s->len] = *d;
+  char *text = search_join(c->catalog, s->seq, s->len + 1);
+  if (!text)
+    return fail(ses, MQSS_ERR_NOMEM,
+                "search: cannot format a candidate pipeline");
+  for (int i = 0; i < s->n_seen; i++)
+    if (!strcmp(s->seen[i], text)) {
+      free(text);
+      return MQSS_OK;
+    }
+  if (s->n_seen == s->cap_seen) {
+    int cap = s->cap_seen ? 2 * s->cap_seen : 32;
+    char **grown = realloc(s->seen, (size_t)cap * sizeof *grown);
+    if (!grown) {
+      free(text);
+      return fail(ses, MQSS_ERR_NOMEM, "search: out of memory");
+    }
+    s->seen = grown;
+    s->cap_seen = cap;
+  }
+  s->seen[s->n_seen++] = text;
+  int idx;
+  mqss_status st = search_eval(c, text, s->seq, s->len + 1, &idx);
+  if (st != MQSS_OK)
+    return st;
+  const mqss_search_eval *e = &c->out->trace[idx];
+  if (e->status == MQSS_MEASURE_OK) {
+    *ms = e->run_ms;
+    if (s->best_idx < 0 || e->run_ms < c->out->trace[s->best_idx].run_ms) {
+      s->best_idx = idx;
+      s->best_d = *d;
+    }
+  }
+  search_eval_done(c, idx);
+  return MQSS_OK;
+}
+
+// One action's best decision of the step and its run time (0: none ran).
+typedef struct {
+  mqss_decision d;
+  double ms;
+} candidate;
+
+// One sweep of coordinate descent over the parameters of cand's action,
+// from cand->d; keeps the fastest decision in cand.
+static mqss_status refine(step_state *s, candidate *cand) {
+  const mqss_action *act = mqss_catalog_action(s->c->catalog, cand->d.action);
+  mqss_status st = MQSS_OK;
+  for (int p = 0; p < act->n_params && st == MQSS_OK; p++) {
+    float u[64];
+    int n = param_grid(&act->params[p], u, 64);
+    mqss_decision base = cand->d;
+    for (int v = 0; v < n && st == MQSS_OK; v++) {
+      mqss_decision d = base;
+      d.u[p] = u[v];
+      double ms = 0;
+      st = try_decision(s, &d, &ms);
+      if (ms > 0 && (cand->ms <= 0 || ms < cand->ms)) {
+        cand->d = d;
+        cand->ms = ms;
+      }
+    }
+  }
+  return st;
+}
+
+// Screened candidates, fastest first; those that never ran last.
+static int by_time(const void *a, const void *b) {
+  double x = ((const candidate *)a)->ms, y = ((const candidate *)b)->ms;
+  if ((x > 0) != (y > 0))
+    return x > 0 ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+// Screens and refines every allowed extension of seq[0..len). Stores the
+// index of the step's fastest correct evaluation in *best_idx (-1 if none)
+// and its decision in *best_d.
 static mqss_status step(search_ctx *c, const mqss_module *cur,
                         mqss_decision *seq, int len, int *best_idx,
                         mqss_decision *best_d) {
   const mqss_catalog *cat = c->catalog;
-  int n_actions = mqss_catalog_size(cat);
-  uint8_t *mask = malloc((size_t)n_actions); // (n_actions)
-  char **seen = NULL;                         // (n_seen) texts tried this step
-  int n_seen = 0, cap_seen = 0;
+  int n_actions = mqss_catalog_size(cat), n_cand = 0;
+  uint8_t *mask = malloc((size_t)n_actions);                 // (n_actions)
+  candidate *cand = calloc((size_t)n_actions, sizeof *cand); // (n_cand)
+  step_state s = {.c = c, .cur = cur, .seq = seq, .len = len, .best_idx = -1};
   mqss_status st = MQSS_OK;
-  *best_idx = -1;
-  if (!mask)
-    return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
-                "search: out of memory");
+  if (!mask || !cand) {
+    st = fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
+              "search: out of memory");
+    goto done;
+  }
   mqss_action_mask(cur, cat, NULL, mask);
   for (int a = 0; a < n_actions && st == MQSS_OK; a++) {
-    const mqss_action *act = mqss_catalog_action(cat, a);
-    if (!mask[a] || act->is_stop)
+    if (!mask[a] || mqss_catalog_action(cat, a)->is_stop)
       continue;
-    int combos = 1;
-    for (int p = 0; p < act->n_params; p++)
-      combos *= GRID;
-    for (int k = 0; k < combos && st == MQSS_OK; k++) {
-      if (!search_budget_left(c))
-        goto done;
-      mqss_decision d = {.action = a};
-      for (int p = 0, r = k; p < act->n_params; p++, r /= GRID)
-        d.u[p] = grid_u[r % GRID];
-      seq[len] = d;
-      char *text = search_join(cat, seq, len + 1);
-      if (!text) {
-        st = fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
-                  "search: cannot format a candidate pipeline");
-        break;
-      }
-      if (seen_before(seen, n_seen, text)) {
-        free(text);
-        continue;
-      }
-      if (n_seen == cap_seen) {
-        cap_seen = cap_seen ? 2 * cap_seen : 32;
-        char **grown = realloc(seen, (size_t)cap_seen * sizeof *grown);
-        if (!grown) {
-          free(text);
-          st = fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
-                    "search: out of memory");
-          break;
-        }
-        seen = grown;
-      }
-      seen[n_seen++] = text;
-      int idx;
-      if ((st = search_eval(c, text, seq, len + 1, &idx)) != MQSS_OK)
-        break;
-      const mqss_search_eval *e = &c->out->trace[idx];
-      if (e->status == MQSS_MEASURE_OK &&
-          (*best_idx < 0 || e->run_ms < c->out->trace[*best_idx].run_ms)) {
-        *best_idx = idx;
-        *best_d = d;
-      }
-      search_eval_done(c, idx);
-    }
+    candidate *k = &cand[n_cand++];
+    k->d = (mqss_decision){.action = a};
+    st = try_decision(&s, &k->d, &k->ms);
   }
+  qsort(cand, (size_t)n_cand, sizeof *cand, by_time);
+  for (int i = 0; i < n_cand && st == MQSS_OK; i++)
+    if (mqss_catalog_action(cat, cand[i].d.action)->n_params)
+      st = refine(&s, &cand[i]);
 done:
-  for (int i = 0; i < n_seen; i++)
-    free(seen[i]);
-  free(seen);
+  for (int i = 0; i < s.n_seen; i++)
+    free(s.seen[i]);
+  free(s.seen);
+  free(cand);
   free(mask);
+  *best_idx = s.best_idx;
+  if (s.best_idx >= 0)
+    *best_d = s.best_d;
   return st;
 }
 

@@ -275,6 +275,17 @@ static void test_errors_name_location(void **state) {
                "    ops: [linalg.matmul]\n    params:\n      - {name: T, "
                "kind: divisor, dim: 0, values: [0]}\n",
                "test_catalog_bad.yaml:7:", "'0' is not a positive size");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: [tile]\n"
+               "    ops: [linalg.matmul]\n    params:\n      - {name: T, "
+               "kind: divisor, dim: 0, level: 9, values: [4]}\n",
+               "test_catalog_bad.yaml:7:", "level 9 is out of range 0..3");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: [tile, "
+               "vectorize]\n    ops: [linalg.matmul]\n    params:\n      - "
+               "{name: T, kind: divisor, dim: 0, level: 1, values: [4]}\n",
+               "test_catalog_bad.yaml:4:15", "parameter 'T' sizes tiling "
+               "level 1, but the schedule has 1 tiling step(s)");
   mqss_catalog *c = NULL;
   assert_int_equal(mqss_catalog_load(s, "/no/such/catalog.yaml", &c),
                    MQSS_ERR_IO);
@@ -289,7 +300,8 @@ static mqss_catalog *load_text(mqss_session *s, const char *yaml) {
   return c;
 }
 
-// The catalog hash covers schedule steps, op kinds and divisor dimensions;
+// The catalog hash covers schedule steps, op kinds, divisor dimensions and
+// levels;
 // each prefix of the catalog has its own hash (policies trained on it load).
 static void test_schedule_hash(void **state) {
   mqss_session *s = *state;
@@ -306,13 +318,22 @@ static void test_schedule_hash(void **state) {
       "version: 1\nactions:\n  - name: a\n    schedule: [tile]\n"
       "    ops: [linalg.matmul]\n    params:\n      - {name: T, kind: "
       "divisor, dim: -2, values: [4, 8]}\n",
+      "version: 1\nactions:\n  - name: a\n    schedule: [tile, tile]\n"
+      "    ops: [linalg.matmul]\n    params:\n      - {name: T, kind: "
+      "divisor, dim: -2, level: 1, values: [4, 8]}\n",
+      "version: 1\nactions:\n  - name: a\n    schedule: [tile, tile]\n"
+      "    ops: [linalg.matmul]\n    params:\n      - {name: T, kind: "
+      "divisor, dim: -2, values: [4, 8]}\n",
   };
-  uint64_t h[4];
-  for (int i = 0; i < 4; i++) {
+  enum { N_TEXTS = sizeof texts / sizeof *texts };
+  uint64_t h[N_TEXTS];
+  for (int i = 0; i < N_TEXTS; i++) {
     mqss_catalog *c = load_text(s, texts[i]);
     h[i] = mqss_catalog_hash(c);
     assert_string_equal(mqss_catalog_action(c, 0)->pipeline,
-                        i == 1 ? "schedule(register-tile)" : "schedule(tile)");
+                        i == 1   ? "schedule(register-tile)"
+                        : i >= 4 ? "schedule(tile,tile)"
+                                 : "schedule(tile)");
     mqss_catalog_destroy(c);
     for (int j = 0; j < i; j++)
       assert_true(h[i] != h[j]);
