@@ -29,6 +29,10 @@ static const struct {
     {"linalg.matmul", 3, {0, 1, 0}, {0, 1, 1}},
     // (b, m, n, k): A is (b, m, k), B is (b, k, n)
     {"linalg.batch_matmul", 4, {0, 0, 1, 0}, {0, 1, 2, 2}},
+    // (n, oh, ow, c, kh, kw): the window (kh, kw) is operand 1, the output
+    // (n, oh, ow, c) operand 2
+    {"linalg.pooling_nhwc_max", 6, {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
+    {"linalg.pooling_nhwc_sum", 6, {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
 };
 
 static bool name_is(MlirOperation op, const char *name) {

@@ -26,27 +26,30 @@ static int64_t value_of(const mqss_param *p, int v) {
 }
 
 // The tile size of loop d for a decision, or the smallest candidate that
-// divides the extent when choosing (-1 when none does).
-static int64_t pick(const checker *c, const mqss_param *p, int k, int64_t ext) {
+// divides the extent when choosing (-1 when none does; the first candidate
+// when a partial tile is allowed).
+static int64_t pick(const checker *c, const mqss_param *p, int k, int64_t ext,
+                    bool partial) {
   if (c->d)
     return value_of(p, (int)mqss_param_map(p, c->d->u[k]));
   for (int v = 0; v < p->n_values; v++)
     if (ext % value_of(p, v) == 0)
       return value_of(p, v);
-  return -1;
+  return partial && p->n_values ? value_of(p, 0) : -1;
 }
 
 static bool fits(checker *c, MlirOperation op) {
   int64_t ext[LINALG_MAX_RANK], tile[LINALG_MAX_RANK];
   int rank = linalg_loop_extents(op, ext);
-  char name[128];
+  char name[128], kind[96];
   MlirStringRef opname = mlirIdentifierStr(mlirOperationGetName(op));
+  snprintf(kind, sizeof kind, "%.*s", (int)opname.length, opname.data);
   long long id = (long long)linalg_op_tag(op);
   if (id)
     snprintf(name, sizeof name, "%.*s (mqss.id %lld)", (int)opname.length,
              opname.data, id);
   else
-    snprintf(name, sizeof name, "%.*s", (int)opname.length, opname.data);
+    snprintf(name, sizeof name, "%s", kind);
   if (rank < 0) {
     snprintf(c->why, sizeof c->why, "%s: loop extents unknown", name);
     return false;
@@ -56,10 +59,13 @@ static bool fits(checker *c, MlirOperation op) {
       snprintf(c->why, sizeof c->why, "%s: loop %d is dynamic", name, d);
       return false;
     }
-    tile[d] = !(c->flags & STEP_TILES)         ? ext[d]
-              : (c->flags & STEP_UNIT_TILES) ? 1
-                                             : ext[d];
+    bool unit = (c->flags & STEP_UNIT_TILES) &&
+                d < schedule_tiled_rank(c->a, kind);
+    tile[d] = unit ? 1 : ext[d];
   }
+  if (!schedule_xform_fits(c->a, c->d, c->flags, op, rank, name, c->why,
+                           sizeof c->why))
+    return false;
   for (int k = 0; k < c->a->n_params; k++) {
     const mqss_param *p = &c->a->params[k];
     if (p->kind != MQSS_PARAM_DIVISOR)
@@ -70,13 +76,14 @@ static bool fits(checker *c, MlirOperation op) {
                "sizes loop %d", name, rank, p->name, p->dim);
       return false;
     }
-    int64_t t = pick(c, p, k, ext[d]);
+    bool partial = (c->flags & STEP_PARTIAL) && d < rank - 1;
+    int64_t t = pick(c, p, k, ext[d], partial);
     if (t < 1) {
       snprintf(c->why, sizeof c->why, "%s: no candidate of $%s divides loop "
                "%d of extent %lld", name, p->name, d, (long long)ext[d]);
       return false;
     }
-    if (ext[d] % t) {
+    if (ext[d] % t && !partial) {
       snprintf(c->why, sizeof c->why, "%s: $%s=%lld does not divide loop %d "
                "of extent %lld", name, p->name, (long long)t, d,
                (long long)ext[d]);
