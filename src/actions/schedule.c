@@ -211,6 +211,13 @@ int schedule_action_flags(const mqss_action *a) {
   return f;
 }
 
+void schedule_id_filter(const mqss_decision *d, char *out, size_t len) {
+  out[0] = '\0';
+  if (d->op)
+    snprintf(out, len, " attributes {" LINALG_TAG " = %lld : i64}",
+             (long long)d->op);
+}
+
 // The handles every schedule starts from: %scope, one %k<i>_0 per op kind,
 // and %funcs.
 static void prologue(builder *b) {
@@ -220,10 +227,8 @@ static void prologue(builder *b) {
     line(b, "%%scope = transform.structured.match ops{[\"func.func\"]} "
          "attributes {sym_name = \"%s\"} in %%root : (" ANY ") -> " ANY,
          d->target);
-  char id[64] = "";
-  if (d->op)
-    snprintf(id, sizeof id, " attributes {" LINALG_TAG " = %lld : i64}",
-             (long long)d->op);
+  char id[64];
+  schedule_id_filter(d, id, sizeof id);
   for (int i = 0; i < b->a->n_ops; i++)
     line(b, "%%k%d_0 = transform.structured.match ops{[\"%s\"]}%s in %%%s "
          ": (" ANY ") -> " ANY, i, b->a->ops[i], id, b->scope);

@@ -62,6 +62,9 @@ int64_t schedule_tile_size(const schedule_builder *b, int rank, int loop,
 // kind of unknown rank (linalg.generic) one more than the largest `dim` of
 // the divisor parameters.
 int schedule_tiled_rank(const mqss_action *a, const char *kind);
+// The " attributes {mqss.id = N : i64}" match filter of a decision that
+// targets one op, or "" (out: len bytes).
+void schedule_id_filter(const mqss_decision *d, char *out, size_t len);
 // The value text of choice parameter `name` under decision d, or NULL.
 const char *schedule_choice(const mqss_action *a, const mqss_decision *d,
                             const char *name);

@@ -44,24 +44,16 @@ static void list(strbuf *sb, const int64_t *v, int n) {
     sb_printf(sb, "%s%lld", i ? ", " : "", (long long)v[i]);
 }
 
-// The " attributes {mqss.id = N : i64}" filter of a decision that targets
-// one op, or "".
-static void id_filter(const schedule_builder *b, char *out, size_t len) {
-  out[0] = '\0';
-  if (b->d->op)
-    snprintf(out, len, " attributes {" LINALG_TAG " = %lld : i64}",
-             (long long)b->d->op);
-}
-
-// Matches the targeted ops again, as version `version + 1`, inside %funcs:
-// after a step that clones them (unrolling) the old handles are gone.
+// Matches the targeted ops again, as version `version + 1`, in the scope
+// (as the prologue did): after a step that clones them (unrolling) the old
+// handles are gone.
 static void rematch(schedule_builder *b) {
   char id[64];
-  id_filter(b, id, sizeof id);
+  schedule_id_filter(b->d, id, sizeof id);
   for (int i = 0; i < b->a->n_ops; i++)
     schedule_line(b, "%%k%d_%d = transform.structured.match ops{[\"%s\"]}%s "
-                  "in %%funcs : (" ANY ") -> " ANY, i, b->version + 1,
-                  b->a->ops[i], id);
+                  "in %%%s : (" ANY ") -> " ANY, i, b->version + 1,
+                  b->a->ops[i], id, b->scope);
   b->version++;
 }
 
@@ -181,8 +173,11 @@ static void step_unroll(schedule_builder *b) {
   schedule_line(b, "%%loop%d = transform.get_parent_op %%targets%d "
                 "{deduplicate, op_name = \"scf.for\"} : (" ANY ") -> " ANY, n,
                 n);
-  schedule_line(b, "transform.loop.unroll %%loop%d {factor = %s} : " ANY, n,
+  schedule_line(b, "transform.foreach %%loop%d : " ANY " {", n);
+  schedule_line(b, "^bb0(%%one%d: " ANY "):", n);
+  schedule_line(b, "  transform.loop.unroll %%one%d {factor = %s} : " ANY, n,
                 f ? f : "1");
+  schedule_line(b, "}");
   rematch(b);
 }
 
