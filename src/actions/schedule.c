@@ -57,7 +57,8 @@ int64_t schedule_tile_size(const builder *b, int rank, int loop,
   for (int i = 0; i < b->a->n_params; i++) {
     const mqss_param *p = &b->a->params[i];
     int d = p->dim < 0 ? rank + p->dim : p->dim;
-    if (p->kind == MQSS_PARAM_DIVISOR && d == loop && (rank >= 0 || p->dim >= 0))
+    if (p->kind == MQSS_PARAM_DIVISOR && d == loop &&
+        (rank >= 0 || p->dim >= 0))
       return strtoll(p->values[mqss_param_map(p, b->d->u[i])], NULL, 10);
   }
   return fill;
