@@ -314,6 +314,36 @@ static mqss_status check_slots(loader *L, yaml_node_t *n, const mqss_action *a) 
   return MQSS_OK;
 }
 
+// The choice parameters that steps with `flags` read: PERM (permutations)
+// for interchange, F (factors) for unroll.
+static mqss_status check_step_params(loader *L, yaml_node_t *n,
+                                     const mqss_action *a, int flags) {
+  const char *need = flags & STEP_PERMUTES ? "PERM"
+                     : flags & STEP_IN_LOOP ? "F"
+                                            : NULL;
+  for (int i = 0; need && i < a->n_params; i++) {
+    const mqss_param *p = &a->params[i];
+    if (p->kind != MQSS_PARAM_CHOICE || strcmp(p->name, need))
+      continue;
+    for (int v = 0; v < p->n_values; v++) {
+      int perm[LINALG_MAX_RANK];
+      char *end;
+      bool ok = *need == 'P'
+                    ? schedule_perm_parse(p->values[v], perm) > 0
+                    : strtol(p->values[v], &end, 10) >= 1 && !*end;
+      if (!ok)
+        return bad(L, n, "action '%s': %s value '%s' is not %s", a->name,
+                   need, p->values[v], *need == 'P'
+                       ? "a permutation such as \"0,2,1\""
+                       : "a positive integer");
+    }
+    return MQSS_OK;
+  }
+  return need ? bad(L, n, "action '%s' needs a choice parameter %s "
+                    "(docs/SCHEDULES.md)", a->name, need)
+              : MQSS_OK;
+}
+
 // A schedule action: known steps, op kinds the steps can handle, and the
 // pipeline field set to "schedule(step,...)" for listings and the hash.
 static mqss_status load_schedule(loader *L, yaml_node_t *n, mqss_action *a) {
@@ -335,12 +365,16 @@ static mqss_status load_schedule(loader *L, yaml_node_t *n, mqss_action *a) {
                  "docs/SCHEDULES.md", a->name, a->steps[i]);
     }
     for (int k = 0; k < a->n_ops && (flags & STEP_TILES); k++)
-      if (linalg_kind_rank(a->ops[k]) < 0) {
+      if (schedule_tiled_rank(a, a->ops[k]) < 0) {
         sb_free(&text);
         return bad(L, sn, "action '%s': step '%s' cannot tile %s (only ops "
-                   "of known rank, docs/SCHEDULES.md)", a->name, a->steps[i],
-                   a->ops[k]);
+                   "of known rank, or with sizes of dim >= 0; "
+                   "docs/SCHEDULES.md)", a->name, a->steps[i], a->ops[k]);
       }
+    if ((st = check_step_params(L, n, a, flags))) {
+      sb_free(&text);
+      return st;
+    }
     if ((flags & STEP_TARGETS) && !a->n_ops) {
       sb_free(&text);
       return bad(L, sn, "action '%s': step '%s' needs ops: [...]", a->name,

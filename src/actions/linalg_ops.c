@@ -37,6 +37,10 @@ static const struct {
     // O is (n, oh, ow, f); a 1x1 filter on batch 1 folds to (oh, ow, f, c)
     {"linalg.conv_2d_nhwc_hwcf", 7, 3, 1u | 1u << 4 | 1u << 5,
      {0, 2, 2, 1, 1, 1, 1}, {0, 1, 2, 3, 0, 1, 2}},
+    // (n, oh, ow, c, kh, kw): the window (kh, kw) is operand 1, the output
+    // (n, oh, ow, c) operand 2
+    {"linalg.pooling_nhwc_max", 6, 2, 0, {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
+    {"linalg.pooling_nhwc_sum", 6, 2, 0, {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
 };
 
 static bool name_is(MlirOperation op, const char *name) {

@@ -25,21 +25,15 @@
 // ----------------------------------------------------------------------------
 // script builder
 
-// Handles: %scope is what the schedule may touch (the module or one
-// function); %k<i>_<v> is version v of the handle to the targeted ops of
-// kind i; %funcs are the functions that hold them.
-typedef struct {
-  strbuf *sb;
-  const mqss_action *a;
-  const mqss_decision *d;
-  const char *scope; // "root", or "scope" when the decision has a target
-  int version;  // current version of every %k<i> handle
-  int counter;  // for fresh value names
-  int level;    // tiling level of the next tiling step (0: outermost)
-  bool folded;  // the ops are generics without their unit loops
-} builder;
+typedef schedule_builder builder;
 
 #define ANY "!transform.any_op"
+
+static void vline(builder *b, const char *fmt, va_list ap) {
+  sb_printf(b->sb, "    ");
+  sb_vprintf(b->sb, fmt, ap);
+  sb_printf(b->sb, "\n");
+}
 
 static void line(builder *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -47,34 +41,56 @@ static void line(builder *b, const char *fmt, ...)
 static void line(builder *b, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  sb_printf(b->sb, "    ");
-  sb_vprintf(b->sb, fmt, ap);
-  sb_printf(b->sb, "\n");
+  vline(b, fmt, ap);
   va_end(ap);
 }
 
-// Tile size of loop `loop` of an op with `rank` loops at the current tiling
-// level: the size parameter of that level naming that loop, else `fill`.
-static int64_t tile_size(const builder *b, int rank, int loop, int64_t fill) {
+void schedule_line(builder *b, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vline(b, fmt, ap);
+  va_end(ap);
+}
+
+int64_t schedule_tile_size(const builder *b, int rank, int loop,
+                           int64_t fill) {
   for (int i = 0; i < b->a->n_params; i++) {
     const mqss_param *p = &b->a->params[i];
     int d = p->dim < 0 ? rank + p->dim : p->dim;
-    if (p->kind == MQSS_PARAM_DIVISOR && d == loop && p->level == b->level)
+    if (p->kind == MQSS_PARAM_DIVISOR && d == loop &&
+        (rank >= 0 || p->dim >= 0) && p->level == b->level)
       return strtoll(p->values[mqss_param_map(p, b->d->u[i])], NULL, 10);
   }
   return fill;
+}
+
+int schedule_tiled_rank(const mqss_action *a, const char *kind) {
+  int rank = linalg_kind_rank(kind);
+  if (rank >= 0)
+    return rank;
+  for (int i = 0; i < a->n_params; i++)
+    if (a->params[i].kind == MQSS_PARAM_DIVISOR && a->params[i].dim >= 0 &&
+        a->params[i].dim + 1 > rank)
+      rank = a->params[i].dim + 1;
+  return rank;
+}
+
+const char *schedule_choice(const mqss_action *a, const mqss_decision *d,
+                            const char *name) {
+  for (int i = 0; i < a->n_params; i++) {
+    const mqss_param *p = &a->params[i];
+    if (p->kind == MQSS_PARAM_CHOICE && !strcmp(p->name, name))
+      return p->values[mqss_param_map(p, d->u[i])];
+  }
+  return NULL;
 }
 
 // True when the action's choice parameter ORDER is "nmk": the tile loops
 // run n outside m (the B panel of a register tile stays in L1 while m
 // sweeps). Any other value, or no ORDER, keeps the op's loop order.
 static bool swap_mn(const builder *b) {
-  for (int i = 0; i < b->a->n_params; i++) {
-    const mqss_param *p = &b->a->params[i];
-    if (p->kind == MQSS_PARAM_CHOICE && !strcmp(p->name, "ORDER"))
-      return !strcmp(p->values[mqss_param_map(p, b->d->u[i])], "nmk");
-  }
-  return false;
+  const char *order = schedule_choice(b->a, b->d, "ORDER");
+  return order && !strcmp(order, "nmk");
 }
 
 // tile_using_for on every kind with the sizes of the next tiling level;
@@ -82,7 +98,7 @@ static bool swap_mn(const builder *b) {
 // tiles, for register tiles). `reorder`: ORDER applies to these loops.
 static void step_tile(builder *b, int64_t fill, bool reorder) {
   for (int i = 0; i < b->a->n_ops; i++) {
-    int rank = linalg_kind_rank(b->a->ops[i]);
+    int rank = schedule_tiled_rank(b->a, b->a->ops[i]);
     if (b->folded)
       rank -= __builtin_popcount(linalg_kind_unit_loops(b->a->ops[i]));
     strbuf sizes = {0}, types = {0}, order = {0};
@@ -95,7 +111,7 @@ static void step_tile(builder *b, int64_t fill, bool reorder) {
     }
     int loops = 0;
     for (int d = 0; d < rank; d++) {
-      int64_t t = tile_size(b, rank, d, fill);
+      int64_t t = schedule_tile_size(b, rank, d, fill);
       sb_printf(&sizes, "%s%lld", d ? ", " : "", (long long)t);
       if (t) {
         sb_printf(&types, ", " ANY);
@@ -185,11 +201,7 @@ static void step_lower_contraction(builder *b) {
   line(b, "} : " ANY);
 }
 
-static const struct {
-  const char *name;
-  int flags;
-  void (*emit)(builder *b);
-} steps[] = {
+static const schedule_step steps[] = {
     {"tile", STEP_TARGETS | STEP_TILES, step_cache_tile},
     {"register-tile", STEP_TARGETS | STEP_TILES | STEP_UNIT_TILES,
      step_register_tile},
@@ -199,16 +211,20 @@ static const struct {
     {"lower-contraction", 0, step_lower_contraction},
 };
 
-static int step_index(const char *name) {
+// The step called `name`, here or in schedule_xforms.c; NULL if none.
+static const schedule_step *find_step(const char *name) {
   for (size_t i = 0; i < sizeof steps / sizeof *steps; i++)
     if (!strcmp(steps[i].name, name))
-      return (int)i;
-  return -1;
+      return &steps[i];
+  for (int i = 0; i < schedule_n_xform_steps; i++)
+    if (!strcmp(schedule_xform_steps[i].name, name))
+      return &schedule_xform_steps[i];
+  return NULL;
 }
 
 int schedule_step_flags(const char *name) {
-  int i = step_index(name);
-  return i < 0 ? -1 : steps[i].flags;
+  const schedule_step *st = find_step(name);
+  return st ? st->flags : -1;
 }
 
 int schedule_action_flags(const mqss_action *a) {
@@ -216,6 +232,13 @@ int schedule_action_flags(const mqss_action *a) {
   for (int i = 0; i < a->n_steps; i++)
     f |= schedule_step_flags(a->steps[i]);
   return f;
+}
+
+void schedule_id_filter(const mqss_decision *d, char *out, size_t len) {
+  out[0] = '\0';
+  if (d->op)
+    snprintf(out, len, " attributes {" LINALG_TAG " = %lld : i64}",
+             (long long)d->op);
 }
 
 // The handles every schedule starts from: %scope, one %k<i>_0 per op kind,
@@ -227,10 +250,8 @@ static void prologue(builder *b) {
     line(b, "%%scope = transform.structured.match ops{[\"func.func\"]} "
          "attributes {sym_name = \"%s\"} in %%root : (" ANY ") -> " ANY,
          d->target);
-  char id[64] = "";
-  if (d->op)
-    snprintf(id, sizeof id, " attributes {" LINALG_TAG " = %lld : i64}",
-             (long long)d->op);
+  char id[64];
+  schedule_id_filter(d, id, sizeof id);
   for (int i = 0; i < b->a->n_ops; i++)
     line(b, "%%k%d_0 = transform.structured.match ops{[\"%s\"]}%s in %%%s "
          ": (" ANY ") -> " ANY, i, b->a->ops[i], id, b->scope);
@@ -262,7 +283,7 @@ bool schedule_sequence(strbuf *sb, const mqss_action *a,
   builder b = {.sb = &body, .a = a, .d = d};
   prologue(&b);
   for (int i = 0; i < a->n_steps; i++)
-    steps[step_index(a->steps[i])].emit(&b);
+    find_step(a->steps[i])->emit(&b);
   line(&b, "transform.yield");
   if (!body.data)
     return false;

@@ -31,7 +31,72 @@ enum {
   STEP_UNIT_TILES = 4,  // loops without a size parameter get tile 1, not 0
   STEP_VECTORIZES = 8,  // vectorises them: the vector bound applies
   STEP_FOLDS = 16,      // generalises them and folds their unit loops away
+  // schedule_xforms.c
+  STEP_PARTIAL = 32,    // its M and N sizes need not divide (it pads)
+  STEP_IN_LOOP = 64,    // each targeted op must sit in an scf.for
+  STEP_PERMUTES = 128,  // its PERM parameter must permute the op's loops
+  STEP_ROOTS = 256,     // no targeted op may feed another targeted op
 };
+
+// The state of a script being built. Handles: %scope is what the schedule
+// may touch (the module or one function); %k<i>_<v> is version v of the
+// handle to the targeted ops of kind i; %funcs are the functions that hold
+// them. A step that replaces the targeted ops defines %k<i>_<version + 1>
+// for every kind and increments `version`, so that steps compose in any
+// order the catalog lists them.
+typedef struct {
+  strbuf *sb;
+  const mqss_action *a;
+  const mqss_decision *d;
+  const char *scope; // "root", or "scope" when the decision has a target
+  int version;  // current version of every %k<i> handle
+  int counter;  // for fresh value names
+  int level;    // tiling level of the next tiling step (0: outermost)
+  bool folded;  // the ops are generics without their unit loops
+} schedule_builder;
+
+// A schedule step: its name in the catalog, its STEP_* flags, and the
+// function that appends its transform ops to the script.
+typedef struct {
+  const char *name;
+  int flags;
+  void (*emit)(schedule_builder *b);
+} schedule_step;
+
+// Appends one line of the sequence body (indented, newline added).
+void schedule_line(schedule_builder *b, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+// Tile size of loop `loop` of an op with `rank` loops (-1: unknown, then
+// only parameters with dim >= 0 count) at the current tiling level: the
+// divisor parameter of that level naming that loop, else `fill`.
+int64_t schedule_tile_size(const schedule_builder *b, int rank, int loop,
+                           int64_t fill);
+// Number of loops a tiling step names for kind `kind`: its rank, or for a
+// kind of unknown rank (linalg.generic) one more than the largest `dim` of
+// the divisor parameters.
+int schedule_tiled_rank(const mqss_action *a, const char *kind);
+// The " attributes {mqss.id = N : i64}" match filter of a decision that
+// targets one op, or "" (out: len bytes).
+void schedule_id_filter(const mqss_decision *d, char *out, size_t len);
+// The value text of choice parameter `name` under decision d, or NULL.
+const char *schedule_choice(const mqss_action *a, const mqss_decision *d,
+                            const char *name);
+
+// The steps of schedule_xforms.c (interchange, fuse, pad, unroll).
+extern const schedule_step schedule_xform_steps[];
+extern const int schedule_n_xform_steps;
+// Parses a permutation "2,0,1" into perm (LINALG_MAX_RANK entries) and
+// returns its length, or -1 when text is not a permutation of 0..n-1.
+int schedule_perm_parse(const char *text, int *perm);
+// The preconditions of the steps of schedule_xforms.c (flags: the action's
+// STEP_* flags) on one targeted op with `rank` loops, called `name` in
+// messages: PERM permutes its loops, pad-tile's operands are f32, unroll's
+// op sits in an scf.for, fuse's op feeds no other op the decision targets.
+// d == NULL asks whether some choice of the parameters fits. Writes the
+// reason into why when it does not.
+bool schedule_xform_fits(const mqss_action *a, const mqss_decision *d,
+                         int flags, MlirOperation op, int rank,
+                         const char *name, char *why, size_t why_len);
 
 // Flags of step `name`, or -1 when there is no such step.
 int schedule_step_flags(const char *name);

@@ -30,25 +30,29 @@ static int64_t value_of(const mqss_param *p, int v) {
 }
 
 // The tile size of loop d for a decision, or the smallest candidate that
-// divides the extent when choosing (-1 when none does).
-static int64_t pick(const checker *c, const mqss_param *p, int k, int64_t ext) {
+// divides the extent when choosing (-1 when none does; the first candidate
+// when a partial tile is allowed).
+static int64_t pick(const checker *c, const mqss_param *p, int k, int64_t ext,
+                    bool partial) {
   if (c->d)
     return value_of(p, (int)mqss_param_map(p, c->d->u[k]));
   for (int v = 0; v < p->n_values; v++)
     if (ext % value_of(p, v) == 0)
       return value_of(p, v);
-  return -1;
+  return partial && p->n_values ? value_of(p, 0) : -1;
 }
 
 // Sizes the loops of one tiling level: `parent` holds the extents the
 // level tiles (the loops' extents, or the previous level's tiles) and
 // becomes the level's tiles. Loops no parameter of the level names keep
-// their extent, or get 1 under a unit-tiling step.
-static bool size_level(checker *c, const char *name, int level, bool unit,
+// their extent, or get 1 when they are among the first `unit` loops (a
+// unit-tiling step). Under a padding step (STEP_PARTIAL) the sizes of the
+// parallel loops before the last need not divide.
+static bool size_level(checker *c, const char *name, int level, int unit,
                        int rank, int64_t *parent) {
   int64_t cur[LINALG_MAX_RANK];
   for (int d = 0; d < rank; d++)
-    cur[d] = unit ? 1 : parent[d];
+    cur[d] = d < unit ? 1 : parent[d];
   for (int k = 0; k < c->a->n_params; k++) {
     const mqss_param *p = &c->a->params[k];
     if (p->kind != MQSS_PARAM_DIVISOR || p->level != level)
@@ -60,13 +64,14 @@ static bool size_level(checker *c, const char *name, int level, bool unit,
       return false;
     }
     const char *of = level ? "outer tile" : "extent";
-    int64_t t = pick(c, p, k, parent[d]);
+    bool partial = (c->flags & STEP_PARTIAL) && d < rank - 1;
+    int64_t t = pick(c, p, k, parent[d], partial);
     if (t < 1) {
       snprintf(c->why, sizeof c->why, "%s: no candidate of $%s divides loop "
                "%d of %s %lld", name, p->name, d, of, (long long)parent[d]);
       return false;
     }
-    if (parent[d] % t) {
+    if (parent[d] % t && !partial) {
       snprintf(c->why, sizeof c->why, "%s: $%s=%lld does not divide loop %d "
                "of %s %lld", name, p->name, (long long)t, d, of,
                (long long)parent[d]);
@@ -156,6 +161,9 @@ static bool fits(checker *c, MlirOperation op) {
       return false;
     }
   }
+  if (!schedule_xform_fits(c->a, c->d, c->flags, op, rank, name, c->why,
+                           sizeof c->why))
+    return false;
   int red = linalg_kind_reductions(kind);
   if ((c->flags & STEP_FOLDS) && !fold_unit_loops(c, op, name, kind, tile,
                                                   &rank, &red))
@@ -167,10 +175,11 @@ static bool fits(checker *c, MlirOperation op) {
     int f = schedule_step_flags(c->a->steps[i]);
     if (!(f & STEP_TILES))
       continue;
-    if (!size_level(c, name, levels++, f & STEP_UNIT_TILES, rank, tile))
+    int unit = f & STEP_UNIT_TILES ? schedule_tiled_rank(c->a, kind) : 0;
+    if (!size_level(c, name, levels++, unit, rank, tile))
       return false;
   }
-  if (!levels && !size_level(c, name, 0, false, rank, tile))
+  if (!levels && !size_level(c, name, 0, 0, rank, tile))
     return false;
   if (!(c->flags & STEP_VECTORIZES))
     return true;

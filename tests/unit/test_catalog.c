@@ -286,6 +286,24 @@ static void test_errors_name_location(void **state) {
                "{name: T, kind: divisor, dim: 0, level: 1, values: [4]}\n",
                "test_catalog_bad.yaml:4:15", "parameter 'T' sizes tiling "
                "level 1, but the schedule has 1 tiling step(s)");
+  // the choice parameters of interchange (PERM) and unroll (F)
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: "
+               "[interchange]\n    ops: [linalg.matmul]\n    params:\n"
+               "      - {name: PERM, kind: choice, values: [\"0,2,1\", "
+               "\"0,0,1\"]}\n",
+               "test_catalog_bad.yaml:3:5", "PERM value '0,0,1' is not a "
+               "permutation");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: "
+               "[interchange]\n    ops: [linalg.matmul]\n",
+               "test_catalog_bad.yaml:3:5", "needs a choice parameter PERM");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: [unroll]\n"
+               "    ops: [linalg.matmul]\n    params:\n      - {name: F, "
+               "kind: choice, values: [2, x]}\n",
+               "test_catalog_bad.yaml:3:5", "F value 'x' is not a positive "
+               "integer");
   mqss_catalog *c = NULL;
   assert_int_equal(mqss_catalog_load(s, "/no/such/catalog.yaml", &c),
                    MQSS_ERR_IO);
