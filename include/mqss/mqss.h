@@ -681,7 +681,7 @@ int mqss_action_mask(const mqss_module *module, const mqss_catalog *catalog,
 
 /// Length of the state vector (layout v3: the 256 floats of v2, then 47
 /// per-op shape features; see mqss_feature_layout_version()).
-#define MQSS_FEATURE_DIM 303
+#define MQSS_FEATURE_DIM 327
 
 /// Number of past actions the context level records.
 #define MQSS_HISTORY_LEN 10

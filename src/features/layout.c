@@ -113,7 +113,11 @@ const char *mqss_feature_doc(int i) {
   return docs[i];
 }
 
-int feature_tile_size(int k) { return k >= 0 && k < N_TILES ? 2 << k : 0; }
+int feature_tile_size(int k) {
+  static const int sizes[N_TILES] = {2,  4,  6,  7,   8,   14,  16, 28,
+                                     32, 56, 64, 112, 128, 256, 512};
+  return k >= 0 && k < N_TILES ? sizes[k] : 0;
+}
 
 // ----------------------------------------------------------------------------
 // graph node columns

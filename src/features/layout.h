@@ -15,7 +15,7 @@ enum {
   N_KINDS = 98,  // op vocabulary: 88 named + 10 buckets (vocab.c)
   N_ELEM = 11,   // element-type classes
   N_COUNT = 70,  // per-action count slots, the last one is the overflow
-  N_TILES = 9,   // candidate tile sizes (feature_tile_size): 2, 4, .., 512
+  N_TILES = 15,  // candidate tile sizes (feature_tile_size): 2 .. 512
   N_INNER = 3,   // innermost loops whose extents the per-op features show
 };
 
@@ -185,8 +185,10 @@ enum {
 _Static_assert(N_NODE_TOTAL == MQSS_GRAPH_FEATURE_DIM,
                "mqss.h states the node feature size");
 
-// Candidate tile size k (0 <= k < N_TILES): 2 << k. Every `divisor` value of
-// the shipped catalog except 1 is one of them (test_features checks).
+// Candidate tile size k (0 <= k < N_TILES), ascending: the powers of two
+// 2 .. 512 and the sizes 6, 7, 14, 28, 56, 112 of the register and
+// convolution tiles. Every `divisor` value of the shipped catalog except 1
+// is one of them (test_features checks).
 int feature_tile_size(int k);
 
 // One version of the feature layout. Newer versions extend older ones:
