@@ -43,6 +43,7 @@ int policy_cli_option(policy_cli *o, int argc, char **argv, int *i) {
     if (!cli_parse_int(argv[0], f, argv[++*i], 0, 86400000, &ms))
       return -1;
     o->time_budget_ms = (int)ms + 1;
+    return 1;
   } else if (!strcmp(f, "--budget")) {
     long v;
     if (!has)

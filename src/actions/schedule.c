@@ -409,6 +409,28 @@ static bool preload_once(mqss_session *s, MlirOperation payload,
   return ok;
 }
 
+void schedule_drop_repeated_preloads(char *pipeline) {
+  size_t key = sizeof preload_key - 1;
+  char *q = pipeline;
+  while ((q = strstr(q, preload_key))) {
+    const char *paths = q + key, *end = strchr(paths, '}');
+    if (!end)
+      return;
+    size_t len = (size_t)(end - paths);
+    bool seen = false;
+    for (const char *p = pipeline; !seen && (p = strstr(p, preload_key)) &&
+                                   p < q;
+         p += key)
+      seen = !strncmp(p + key, paths, len) && p[key + len] == '}';
+    if (!seen) {
+      q = (char *)end;
+      continue;
+    }
+    const char *next = end + 1 + (end[1] == ','); // the pass and its comma
+    memmove(q, next, strlen(next) + 1);
+  }
+}
+
 mqss_status schedule_preload(mqss_session *s, MlirOperation payload,
                              const char *pipeline, char **rewritten) {
   *rewritten = NULL;

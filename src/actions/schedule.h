@@ -141,4 +141,10 @@ bool schedule_applies(MlirOperation scope, const mqss_action *a,
 mqss_status schedule_preload(mqss_session *s, MlirOperation payload,
                              const char *pipeline, char **rewritten);
 
+// Removes, in place, every transform-preload-library pass of the joined
+// `pipeline` whose library an earlier one in the same text preloads, so
+// that a printed pipeline choosing one schedule twice still runs in
+// mlir-opt (a second preload of a library is "doubly defined symbol").
+void schedule_drop_repeated_preloads(char *pipeline);
+
 #endif // MQSS_ACTIONS_SCHEDULE_H

@@ -5,6 +5,7 @@
 // candidates: random and greedy search live in search_random.c and
 // search_greedy.c. See docs/SEARCH.md.
 #include "eval/search.h"
+#include "actions/schedule.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -104,6 +105,8 @@ char *search_join(const mqss_catalog *cat, const mqss_decision *d, int n) {
     sb_append(&sb, ")", 1);
   else
     sb_append(&sb, "", 0);
+  if (sb.data)
+    schedule_drop_repeated_preloads(sb.data);
   return sb.data;
 }
 

@@ -66,6 +66,7 @@ mqss_status selection_push(mqss_selection *s, const mqss_decision *d) {
   sb_append(&sb, ")", 1);
   if (!sb.data)
     return MQSS_ERR_NOMEM;
+  schedule_drop_repeated_preloads(sb.data);
   free(s->pipeline);
   s->pipeline = sb.data;
   return MQSS_OK;
