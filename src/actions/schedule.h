@@ -7,9 +7,10 @@
 #include "internal.h"
 
 // Largest iteration space (product of the tile sizes, in elements) of an op
-// a schedule vectorises: 512 f32 lanes are the 32 AVX-512 registers, room
-// for the accumulator tile, the operand slices and the broadcast temporaries
-// the vectoriser builds before folding them into a vector.contract. An
+// a schedule vectorises: 512 f32 lanes (64 ymm registers' worth on AVX2)
+// bound the accumulator tile, the operand slices and the broadcast
+// temporaries the vectoriser builds before folding them into a
+// vector.contract. An
 // untiled 128x512x512 matmul would otherwise become a vector<128x512x512>
 // that exhausts the JIT's memory.
 #define SCHEDULE_MAX_VECTOR_ELEMS 512
@@ -18,7 +19,7 @@
 // parallel loops, in elements) of an op a schedule tiles to registers and
 // vectorises: 128 f32 lanes are the 16 ymm registers of AVX2. A bigger tile
 // cannot keep its accumulators in registers and spills at every k step
-// (8x32 ran at half the speed of 4x16, /work/notes/recipes.md).
+// (8x32 ran at half the speed of 4x16 on 512^3, docs/SCHEDULES.md).
 #define SCHEDULE_MAX_ACC_ELEMS 128
 
 // Most tiling steps (levels) one schedule may have.
