@@ -46,6 +46,15 @@ static const char *const allowed[] = {
     "exit", "exit_group",
 };
 
+// One argument comparison, every field set (libseccomp's SCMP_A<n> macros
+// leave datum_b out, which -Wmissing-field-initializers rejects). For
+// SCMP_CMP_MASKED_EQ, a is the mask and b the value.
+static struct scmp_arg_cmp arg_cmp(unsigned arg, enum scmp_compare op,
+                                   scmp_datum_t a, scmp_datum_t b) {
+  return (struct scmp_arg_cmp){.arg = arg, .op = op, .datum_a = a,
+                               .datum_b = b};
+}
+
 static int add_rules(scmp_filter_ctx ctx) {
   for (size_t i = 0; i < sizeof allowed / sizeof allowed[0]; i++) {
     int nr = seccomp_syscall_resolve_name(allowed[i]);
@@ -60,28 +69,28 @@ static int add_rules(scmp_filter_ctx ctx) {
   // fstat() of an open descriptor (glibc: newfstatat(fd, "", AT_EMPTY_PATH))
   // but no stat of a path.
   if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(newfstatat), 1,
-                             SCMP_A3(SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH,
+                             arg_cmp(3, SCMP_CMP_MASKED_EQ, AT_EMPTY_PATH,
                                      AT_EMPTY_PATH))) < 0)
     return rc;
   // isatty() on the standard streams (stdio asks before buffering).
   if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(ioctl), 1,
-                             SCMP_A1(SCMP_CMP_EQ, TCGETS))) < 0)
+                             arg_cmp(1, SCMP_CMP_EQ, TCGETS, 0))) < 0)
     return rc;
   // Signal handlers, except for SIGSYS: the report of a blocked call stays.
   if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(rt_sigaction), 1,
-                             SCMP_A0(SCMP_CMP_NE, SIGSYS))) < 0)
+                             arg_cmp(0, SCMP_CMP_NE, SIGSYS, 0))) < 0)
     return rc;
   // Limits of this process only (pid 0 or its own).
   if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1,
-                             SCMP_A0(SCMP_CMP_EQ, 0))) < 0 ||
+                             arg_cmp(0, SCMP_CMP_EQ, 0, 0))) < 0 ||
       (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prlimit64), 1,
-                             SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self))) < 0)
+                             arg_cmp(0, SCMP_CMP_EQ, (scmp_datum_t)self, 0))) < 0)
     return rc;
   // Signals to this process only: abort() and raise().
   if ((rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(kill), 1,
-                             SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self))) < 0 ||
+                             arg_cmp(0, SCMP_CMP_EQ, (scmp_datum_t)self, 0))) < 0 ||
       (rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(tgkill), 1,
-                             SCMP_A0(SCMP_CMP_EQ, (scmp_datum_t)self))) < 0)
+                             arg_cmp(0, SCMP_CMP_EQ, (scmp_datum_t)self, 0))) < 0)
     return rc;
   return 0;
 }
