@@ -42,7 +42,7 @@ test-tsan: deps
 	  -DCMAKE_BUILD_TYPE=Debug -DMQSS_TSAN=ON >/dev/null
 	cmake --build $(TSAN_BUILD) -j$(JOBS) --target test_policy_threads test_policy
 	cd $(TSAN_BUILD) && TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
-	  ctest --output-on-failure -R 'unit/test_policy'
+	  ctest --output-on-failure -R 'unit/test_policy(_threads)?$$'
 
 # The libFuzzer harnesses (fuzz/, clang + ASan + UBSan), each run for FUZZ_S
 # seconds from its seed corpus; fails if any finds a crash (docs/FUZZING.md).
