@@ -47,15 +47,24 @@ static mqss_budget_options quick(int budget) {
   return o;
 }
 
+// A session, the jacobi kernel (the search catalog's miscompile applies to
+// it) and selection options of at most 2 steps.
+static void open_jacobi(mqss_session **s, mqss_module **m,
+                        mqss_select_options *so) {
+  assert_int_equal(mqss_session_create(s), MQSS_OK);
+  assert_int_equal(
+      mqss_module_parse_file(*s, INPUTS "measure_jacobi_kernel.mlir", m),
+      MQSS_OK);
+  mqss_select_options_init(so);
+  so->max_steps = 2;
+}
+
 static void test_budget_zero_is_plain_select(void **state) {
   (void)state;
   mqss_session *s = NULL;
-  assert_int_equal(mqss_session_create(&s), MQSS_OK);
   mqss_module *m = NULL;
-  assert_int_equal(mqss_module_parse_file(s, INPUTS "measure_jacobi_kernel.mlir", &m), MQSS_OK);
   mqss_select_options so;
-  mqss_select_options_init(&so);
-  so.max_steps = 2;
+  open_jacobi(&s, &m, &so);
   for (uint64_t seed = 1; seed <= 3; seed++) {
     mqss_policy *p = random_policy(s, seed);
     mqss_selection *a = NULL, *b = NULL;
@@ -78,12 +87,9 @@ static void test_budget_zero_is_plain_select(void **state) {
 static void test_budget_never_returns_a_wrong_pipeline(void **state) {
   (void)state;
   mqss_session *s = NULL;
-  assert_int_equal(mqss_session_create(&s), MQSS_OK);
   mqss_module *m = NULL;
-  assert_int_equal(mqss_module_parse_file(s, INPUTS "measure_jacobi_kernel.mlir", &m), MQSS_OK);
   mqss_select_options so;
-  mqss_select_options_init(&so);
-  so.max_steps = 2;
+  open_jacobi(&s, &m, &so);
   // the premise: a random policy whose pure choice is the miscompile (the
   // first such seed; the seeds' choices move with the features and catalog)
   mqss_policy *p = NULL;
