@@ -145,6 +145,23 @@ def evaluate(mqss, path, baseline, method, a):
     }
 
 
+def load_rows(path):
+    """Rows of an earlier run with this OUT, by (module path, method): a
+    second run resumes where the first stopped. A torn last line (no
+    newline) is dropped and measured again."""
+    rows = {}
+    if not os.path.exists(path):
+        return rows
+    with open(path) as f:
+        lines = [l for l in f if l.endswith("\n")]
+    with open(path, "w") as f:
+        f.writelines(lines)
+    for line in lines:
+        r = json.loads(line)
+        rows[(r["path"], r["method"])] = r
+    return rows
+
+
 def geomean(xs):
     xs = [x for x in xs if x and x > 0 and not math.isnan(x)]
     return math.exp(sum(map(math.log, xs)) / len(xs)) if xs else float("nan")
@@ -187,6 +204,9 @@ def main():
     mods = [] if a.no_examples else [
         (p, "example", "") for p in sorted(glob.glob(os.path.join(ROOT, "examples", "*.mlir")))]
     mods += corpus_modules(mqss, a.corpus, out, a.per_family, a.families)
+    # The target's rows first, so a run cut short still answers it.
+    mods.sort(key=lambda m: (m[1] not in MATMUL_CLASS, m[1] != "example"))
+    done = load_rows(os.path.join(out, "rows.jsonl"))
 
     print("# bench/headroom.sh: mqss search over examples and corpus modules")
     print("# machine: %s, %d cpus; commit %s; budget %d, %d timed runs, %d "
@@ -199,8 +219,13 @@ def main():
     rows = []
     for path, fam, base in mods:
         for method in a.methods.split(","):
-            r = evaluate(mqss, path, base, method, a)
-            r.update(module=os.path.basename(path), family=fam, method=method)
+            r = done.get((path, method))
+            if r is None:
+                r = evaluate(mqss, path, base, method, a)
+                r.update(module=os.path.basename(path), family=fam,
+                         method=method, path=path)
+                with open(os.path.join(out, "rows.jsonl"), "a") as f:
+                    f.write(json.dumps(r) + "\n")
             rows.append(r)
             if "error" in r:
                 print("%-44s %-13s %-6s %s" % (r["module"], fam, method, r["error"]))

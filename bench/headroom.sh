@@ -14,7 +14,8 @@
 #   baselines (`mqss baseline`) in OUT (default a temporary directory). With
 #   --corpus DIR, DIR holds manifest.tsv (and baseline.json, made if missing).
 #   A full run (budget 60, two methods, ~50 modules) takes hours. A second
-#   run with the same --out reuses its corpus and baselines.
+#   run with the same --out reuses its corpus and baselines, and resumes from
+#   the rows it finished (OUT/rows.jsonl); matmul-class modules go first.
 set -eu
 cd "$(dirname "$0")/.."
 BUILD=build
