@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
 #include <sys/wait.h> // WIFSIGNALED and friends
 #include <unistd.h>
 
@@ -64,49 +63,21 @@ static bool unpack(const void *msg, size_t len, msg_header *h,
 // ----------------------------------------------------------------------------
 // sockets between the trainer and its local workers
 
-static bool write_all(int fd, const void *buf, size_t len) {
-  const char *p = buf;
-  while (len > 0) {
-    ssize_t n = send(fd, p, len, MSG_NOSIGNAL); // no SIGPIPE: a dead peer is false
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    len -= (size_t)n;
-  }
-  return true;
-}
-
-static bool read_all(int fd, void *buf, size_t len) {
-  char *p = buf;
-  while (len > 0) {
-    ssize_t n = read(fd, p, len);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    len -= (size_t)n;
-  }
-  return true;
-}
-
 static bool fd_send(void *ctx, const void *msg, size_t len) {
-  return write_all((int)(intptr_t)ctx, msg, len);
+  return proc_send((int)(intptr_t)ctx, msg, len);
 }
 
 static bool fd_recv(void *ctx, void **msg, size_t *len) {
   int fd = (int)(intptr_t)ctx;
   msg_header h;
   *msg = NULL;
-  if (!read_all(fd, &h, sizeof h))
+  if (!proc_read_exact(fd, &h, sizeof h))
     return false;
   char *buf = malloc(sizeof h + h.len);
   if (!buf)
     return false;
   memcpy(buf, &h, sizeof h);
-  if (!read_all(fd, buf + sizeof h, h.len)) {
+  if (!proc_read_exact(fd, buf + sizeof h, h.len)) {
     free(buf);
     return false;
   }
@@ -271,7 +242,7 @@ static void local_reap(local_workers *lw, int i) { proc_kill(&lw->w[i]); }
 
 static bool local_send(void *ctx, int w, const void *msg, size_t len) {
   local_workers *lw = ctx;
-  return lw->w[w].fd >= 0 && write_all(lw->w[w].fd, msg, len);
+  return lw->w[w].fd >= 0 && proc_send(lw->w[w].fd, msg, len);
 }
 
 static bool local_recv_any(void *ctx, int *w, void **msg, size_t *len) {

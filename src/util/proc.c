@@ -142,10 +142,16 @@ void proc_kill(proc *p) {
   proc_wait(p);
 }
 
-bool proc_write(int fd, const void *data, size_t len) {
-  const char *c = data;
+// ----------------------------------------------------------------------------
+// whole messages
+
+// Moves all `len` bytes with `op`, retrying on EINTR; false at end of file
+// or on an error.
+static bool move_all(ssize_t (*op)(int, void *, size_t), int fd, void *buf,
+                     size_t len) {
+  char *c = buf;
   while (len > 0) {
-    ssize_t n = write(fd, c, len);
+    ssize_t n = op(fd, c, len);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0)
@@ -154,4 +160,24 @@ bool proc_write(int fd, const void *data, size_t len) {
     len -= (size_t)n;
   }
   return true;
+}
+
+static ssize_t op_write(int fd, void *buf, size_t len) {
+  return write(fd, buf, len);
+}
+
+static ssize_t op_send(int fd, void *buf, size_t len) {
+  return send(fd, buf, len, MSG_NOSIGNAL);
+}
+
+bool proc_write(int fd, const void *data, size_t len) {
+  return move_all(op_write, fd, (void *)data, len);
+}
+
+bool proc_send(int fd, const void *data, size_t len) {
+  return move_all(op_send, fd, (void *)data, len);
+}
+
+bool proc_read_exact(int fd, void *buf, size_t len) {
+  return move_all(read, fd, buf, len);
 }

@@ -2,10 +2,12 @@
 // its end of a channel (a pipe it writes, or a socketpair for two-way
 // messages) and exits when the function returns; the parent reads what it
 // sends under a wall-clock timeout that SIGKILLs it, then reaps it and gets
-// its wait status. Used by the measurement sandbox (and through it the
-// isolated select), the training pool (task children and persistent
-// workers) and random search. What a child does, which limits it applies
-// and what its records or its death mean are the caller's.
+// its wait status. A persistent child exchanges whole messages over its
+// socketpair (proc_send, proc_read_exact) until it is killed and reaped.
+// Used by the measurement sandbox (and through it the isolated select), the
+// training pool (persistent workers and their task children) and random
+// search. What a child does, which limits it applies and what its records or
+// its death mean are the caller's.
 #ifndef MQSS_UTIL_PROC_H
 #define MQSS_UTIL_PROC_H
 
@@ -56,5 +58,11 @@ void proc_reap_later(proc *p);
 // Writes all `len` bytes to `fd` with write(), retrying on EINTR; false when
 // the reader is gone. Plain write() (no send()): a confined child may call it.
 bool proc_write(int fd, const void *data, size_t len);
+// The same on a socket (a duplex channel) with send(MSG_NOSIGNAL): a peer
+// that is gone gives false, not SIGPIPE.
+bool proc_send(int fd, const void *data, size_t len);
+// Reads exactly `len` bytes from `fd` into `buf`, retrying on EINTR; false
+// at end of file or on an error.
+bool proc_read_exact(int fd, void *buf, size_t len);
 
 #endif // MQSS_UTIL_PROC_H

@@ -2,7 +2,8 @@
 // training pool and random search share: a child past its timeout is killed
 // and the read says so, a crash and an exit code come back as the wait
 // status, output is captured across reads and handed over in whole records,
-// and a two-way child answers over its socketpair.
+// and a two-way child answers over its socketpair, whose end may go away
+// without killing the other side.
 #include "util/proc.h" // before cmocka: it defines a fail() macro
 
 #include <setjmp.h>
@@ -147,18 +148,32 @@ static void test_duplex(void **state) {
   (void)state;
   proc p;
   assert_true(proc_spawn(&p, true, echo_upper, NULL));
-  assert_true(proc_write(p.fd, "ping\n", 5));
+  assert_true(proc_send(p.fd, "ping\n", 5));
   char got[8] = {0};
-  size_t have = 0;
-  while (have < 5) {
-    ssize_t n = read(p.fd, got + have, 5 - have);
-    assert_true(n > 0);
-    have += (size_t)n;
-  }
+  assert_true(proc_read_exact(p.fd, got, 5));
   assert_string_equal(got, "PING\n");
   proc_kill(&p); // a persistent worker's end: killed and reaped
   assert_int_equal(p.pid, 0);
   assert_int_equal(p.fd, -1);
+}
+
+static void just_return(void *arg, int fd) {
+  (void)arg;
+  (void)fd;
+}
+
+// A peer that is gone: end of file for the reader, false (not SIGPIPE, which
+// would end this test) for the sender.
+static void test_duplex_peer_gone(void **state) {
+  (void)state;
+  proc p;
+  assert_true(proc_spawn(&p, true, just_return, NULL));
+  char c;
+  assert_false(proc_read_exact(p.fd, &c, 1));
+  assert_false(proc_send(p.fd, "x", 1));
+  int st = proc_wait(&p);
+  assert_true(WIFEXITED(st));
+  assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 int main(void) {
@@ -167,6 +182,7 @@ int main(void) {
       cmocka_unit_test(test_crash_and_exit_status),
       cmocka_unit_test(test_output_in_records),
       cmocka_unit_test(test_duplex),
+      cmocka_unit_test(test_duplex_peer_gone),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
