@@ -3,20 +3,18 @@
 // the sequence has produced so far (STOP included, except as the first
 // decision: the empty sequence is evaluation 0), parameters uniform in
 // [-1, 1]. To make the mask follow the IR, the decisions are applied one by
-// one to a clone of the module. That happens in a forked child, because
+// one to a clone of the module. That happens in a child (util/proc.c), because
 // passes can crash: the child streams each decision (and the RNG state after
 // drawing it) before applying it, so a crash or a hang simply ends the
 // sequence at the decision that caused it (the measurement then records the
 // failure). The candidate's joined pipeline is measured on the original
 // module. It does not measure anything itself (search.c does).
 #include "eval/search.h"
+#include "util/proc.h"
 
 #include <errno.h>
-#include <poll.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 // ----------------------------------------------------------------------------
@@ -34,23 +32,19 @@ typedef struct {
 } sample_rec;
 
 static void put(int fd, const sample_rec *r) {
-  const char *p = (const char *)r;
-  size_t left = sizeof *r;
-  while (left > 0) {
-    ssize_t n = write(fd, p, left);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      _exit(3);
-    p += n;
-    left -= (size_t)n;
-  }
+  if (!proc_write(fd, r, sizeof *r))
+    _exit(3);
 }
 
-static void sample_child(const search_ctx *c, search_rng rng, int fd) {
-  static const int fatal[] = {SIGSEGV, SIGBUS, SIGABRT, SIGILL, SIGFPE};
-  for (size_t i = 0; i < sizeof fatal / sizeof fatal[0]; i++)
-    signal(fatal[i], SIG_DFL); // a host's handlers must not catch a crash
+typedef struct {
+  const search_ctx *c;
+  search_rng rng;
+} sample_args;
+
+static void sample_child(void *arg, int fd) {
+  const search_ctx *c = ((const sample_args *)arg)->c;
+  search_rng rng = ((const sample_args *)arg)->rng;
+  child_default_fatal_signals(); // a host's handlers must not catch a crash
   const mqss_catalog *cat = c->catalog;
   int n_actions = mqss_catalog_size(cat);
   uint8_t *mask = malloc((size_t)n_actions);   // (n_actions)
@@ -94,68 +88,51 @@ static void sample_child(const search_ctx *c, search_rng rng, int fd) {
       break;
     }
   }
-  _exit(0); // no atexit handlers, no stdio flush of the parent's buffers
 }
 
 // ----------------------------------------------------------------------------
 // parent: collect one sequence
 
+typedef struct {
+  const search_ctx *c;
+  search_rng *rng;
+  mqss_decision *d;
+  int *n;
+} collect;
+
+// Takes the whole records the child sent so far.
+static size_t take_records(void *ctx, const char *data, size_t len) {
+  collect *k = ctx;
+  size_t used = 0;
+  for (; len - used >= sizeof(sample_rec); used += sizeof(sample_rec)) {
+    sample_rec r;
+    memcpy(&r, data + used, sizeof r);
+    k->rng->s = r.rng;
+    if (r.kind == REC_DECISION && *k->n < k->c->opts->max_len) {
+      k->d[*k->n] = (mqss_decision){.action = r.action};
+      memcpy(k->d[*k->n].u, r.u, sizeof r.u);
+      (*k->n)++;
+    }
+  }
+  return used;
+}
+
 // Draws one sequence into d (max_len entries) and *n; advances *rng.
 static mqss_status sample(search_ctx *c, search_rng *rng, mqss_decision *d,
                           int *n) {
-  mqss_session *s = mqss_module_session(c->module);
-  int fds[2];
-  if (pipe(fds) != 0)
-    return fail(s, MQSS_ERR_INTERNAL, "search: pipe failed: %s",
-                strerror(errno));
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(fds[0]);
-    close(fds[1]);
-    return fail(s, MQSS_ERR_INTERNAL, "search: fork failed: %s",
-                strerror(errno));
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    sample_child(c, *rng, fds[1]);
-  }
-  close(fds[1]);
   *n = 0;
-  double deadline = now_ms() + c->opts->measure.timeout_ms;
-  sample_rec r;
-  size_t got = 0;
-  for (;;) {
-    int wait_ms = (int)(deadline - now_ms());
-    if (wait_ms <= 0) {
-      kill(pid, SIGKILL); // a pass loops: end the sequence here
-      break;
-    }
-    struct pollfd p = {.fd = fds[0], .events = POLLIN};
-    int pr = poll(&p, 1, wait_ms);
-    if (pr < 0 && errno == EINTR)
-      continue;
-    if (pr <= 0)
-      continue; // deadline check above
-    ssize_t k = read(fds[0], (char *)&r + got, sizeof r - got);
-    if (k < 0 && errno == EINTR)
-      continue;
-    if (k <= 0)
-      break; // EOF: the child is done (or died)
-    got += (size_t)k;
-    if (got < sizeof r)
-      continue;
-    got = 0;
-    rng->s = r.rng;
-    if (r.kind == REC_DECISION && *n < c->opts->max_len) {
-      d[*n] = (mqss_decision){.action = r.action};
-      memcpy(d[*n].u, r.u, sizeof r.u);
-      (*n)++;
-    }
-  }
-  close(fds[0]);
-  int status;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
+  proc child;
+  sample_args args = {c, *rng};
+  if (!proc_spawn(&child, false, sample_child, &args))
+    return fail(mqss_module_session(c->module), MQSS_ERR_INTERNAL,
+                "search: cannot start the sampling child (pipe or fork "
+                "failed): %s", strerror(errno));
+  // A pass that loops: the child is killed and the sequence ends there.
+  collect k = {c, rng, d, n};
+  strbuf buf = {0};
+  proc_read(&child, c->opts->measure.timeout_ms, &buf, take_records, &k);
+  sb_free(&buf);
+  proc_wait(&child);
   return MQSS_OK;
 }
 

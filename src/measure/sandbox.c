@@ -1,4 +1,4 @@
-// The sandbox: runs one measurement function in a forked child with an
+// The sandbox: runs one measurement function in a child (util/proc.c) with an
 // address-space limit (RLIMIT_AS), a CPU-time limit (RLIMIT_CPU), a cap on
 // the program's output (RLIMIT_FSIZE while it runs), a wall-clock timeout
 // enforced by the parent, optional CPU pinning, and the child's standard
@@ -9,18 +9,17 @@
 // structured outcome. It knows nothing about MLIR.
 #define _GNU_SOURCE
 #include "measure.h"
+#include "util/proc.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
-#include <sys/wait.h>
+#include <sys/wait.h> // WIFSIGNALED and friends
 #include <unistd.h>
 
 // Pipe records, child to parent:
@@ -60,24 +59,11 @@ const char *stage_name(int stage) {
 // ----------------------------------------------------------------------------
 // child side
 
-static void write_all(int fd, const void *data, size_t len) {
-  const char *p = data;
-  while (len > 0) {
-    ssize_t n = write(fd, p, len);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return;
-    p += n;
-    len -= (size_t)n;
-  }
-}
-
 void child_report_stage(int s) {
   if (reply_fd < 0)
     return;
   char rec[2] = {'S', (char)s};
-  write_all(reply_fd, rec, sizeof rec);
+  proc_write(reply_fd, rec, sizeof rec);
 }
 
 static void report_oom(size_t size) {
@@ -85,7 +71,7 @@ static void report_oom(size_t size) {
   uint64_t n = size;
   rec[0] = 'O';
   memcpy(rec + 1, &n, sizeof n);
-  write_all(reply_fd, rec, sizeof rec);
+  proc_write(reply_fd, rec, sizeof rec);
   _exit(EXIT_OOM);
 }
 
@@ -162,7 +148,7 @@ static void child_confine(void) {
   char rec[1 + sizeof(int32_t)] = {'F'};
   int32_t none = -1;
   memcpy(rec + 1, &none, sizeof none);
-  write_all(reply_fd, rec, sizeof rec);
+  proc_write(reply_fd, rec, sizeof rec);
   _exit(CONFINE_EXIT_FORBIDDEN);
 }
 
@@ -209,10 +195,22 @@ void program_io_end(program_io *io, strbuf *out) {
   }
 }
 
-static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
-                       size_t reply_size, int errfd) {
+// What the child needs: the job and where its standard error goes.
+typedef struct {
+  const mqss_measure_options *o;
+  child_fn fn;
+  void *user;
+  size_t reply_size;
+  int errfd;
+} child_args;
+
+static void child_main(void *arg, int fd) {
   double stamp[5] = {now_ms(), 0, 0, 0, 0};
-  dup2(errfd, 2);
+  const child_args *c = arg;
+  const mqss_measure_options *o = c->o;
+  size_t reply_size = c->reply_size;
+  reply_fd = fd;
+  dup2(c->errfd, 2);
   child_limits_apply(&(child_limits){o->timeout_ms, o->mem_limit_mb, o->cpu});
   output_cap = (int64_t)o->output_limit_mb << 20;
   child_report_stage(STAGE_START);
@@ -222,7 +220,7 @@ static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
     report_oom(reply_size);
   stamp[1] = now_ms();
   usage u0 = usage_now();
-  fn(user, reply, reply_size);
+  c->fn(c->user, reply, reply_size);
   stamp[2] = now_ms();
   usage u1 = usage_now();
   stamp[3] = u1.faults - u0.faults;
@@ -230,79 +228,16 @@ static void child_main(const mqss_measure_options *o, child_fn fn, void *user,
   char rec[1 + sizeof stamp];
   rec[0] = 'T';
   memcpy(rec + 1, stamp, sizeof stamp);
-  write_all(reply_fd, rec, sizeof rec);
-  write_all(reply_fd, "R", 1);
-  write_all(reply_fd, reply, reply_size);
+  proc_write(reply_fd, rec, sizeof rec);
+  proc_write(reply_fd, "R", 1);
+  proc_write(reply_fd, reply, reply_size);
   // Close the pipe before exiting: the parent sees EOF now, not after the
   // kernel has torn down this copy of a large address space.
   close(reply_fd);
-  _exit(0);
 }
 
 // ----------------------------------------------------------------------------
 // parent side
-
-// Children that replied but had not finished exiting when the parent was
-// done with them: reaped later (WNOHANG) instead of waiting for their
-// address-space teardown. Another waitpid(-1) in the host may reap them
-// first; that is harmless.
-enum { MAX_EXITING = 64 };
-static pthread_mutex_t exiting_lock = PTHREAD_MUTEX_INITIALIZER;
-static pid_t exiting[MAX_EXITING];
-static int n_exiting;
-
-static void reap_exiting(void) {
-  pthread_mutex_lock(&exiting_lock);
-  int k = 0;
-  for (int i = 0; i < n_exiting; i++) {
-    pid_t r = waitpid(exiting[i], NULL, WNOHANG);
-    if (r == 0)
-      exiting[k++] = exiting[i]; // still exiting
-  }
-  n_exiting = k;
-  pthread_mutex_unlock(&exiting_lock);
-}
-
-// Reaps `pid` now if it has exited, else remembers it (or, with the list
-// full, waits for it).
-static void reap_later(pid_t pid) {
-  if (waitpid(pid, NULL, WNOHANG) != 0)
-    return;
-  pthread_mutex_lock(&exiting_lock);
-  bool kept = n_exiting < MAX_EXITING;
-  if (kept)
-    exiting[n_exiting++] = pid;
-  pthread_mutex_unlock(&exiting_lock);
-  if (!kept)
-    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-      ;
-}
-
-static void read_child(int fd, int pid, int timeout_ms, strbuf *data,
-                       bool *timed_out) {
-  double deadline = now_ms() + timeout_ms;
-  char chunk[8192];
-  for (;;) {
-    double left = deadline - now_ms();
-    if (left <= 0) {
-      kill(pid, SIGKILL);
-      *timed_out = true;
-      return;
-    }
-    struct pollfd pfd = {fd, POLLIN, 0};
-    int n = poll(&pfd, 1, (int)left + 1);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n == 0)
-      continue; // re-check the deadline
-    ssize_t got = read(fd, chunk, sizeof chunk);
-    if (got < 0 && errno == EINTR)
-      continue;
-    if (got <= 0)
-      return; // EOF: the child exited
-    sb_append(data, chunk, (size_t)got);
-  }
-}
 
 // Last `max` bytes of the child's standard error, one line.
 static void stderr_tail(FILE *f, char *out, size_t max) {
@@ -405,36 +340,21 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
     tm->work_cpu_ms = u1.cpu_ms - u0.cpu_ms;
     return MQSS_OK;
   }
-  int p[2];
   FILE *errf = tmpfile();
-  if (!errf || pipe(p) != 0) {
-    if (errf)
-      fclose(errf);
-    return fail(s, MQSS_ERR_INTERNAL, "measure: cannot create a pipe or a "
-                "temporary file: %s", strerror(errno));
-  }
-  reap_exiting();
-  fflush(NULL); // or the child would flush our buffered output a second time
-  double t1 = now_ms();
-  pid_t pid = fork();
-  if (pid < 0) {
+  if (!errf)
+    return fail(s, MQSS_ERR_INTERNAL, "measure: cannot create a temporary "
+                "file: %s", strerror(errno));
+  child_args args = {o, fn, user, reply_size, fileno(errf)};
+  proc child;
+  if (!proc_spawn(&child, false, child_main, &args)) {
     int e = errno;
-    close(p[0]);
-    close(p[1]);
     fclose(errf);
-    return fail(s, MQSS_ERR_INTERNAL, "measure: fork failed: %s", strerror(e));
+    return fail(s, MQSS_ERR_INTERNAL, "measure: cannot start the sandbox "
+                "child (pipe or fork failed): %s", strerror(e));
   }
-  if (pid == 0) {
-    close(p[0]);
-    reply_fd = p[1];
-    child_main(o, fn, user, reply_size, fileno(errf));
-  }
-  double t2 = now_ms();
-  close(p[1]);
+  double t1 = child.fork_ms[0], t2 = child.fork_ms[1];
   strbuf data = {0};
-  bool timed_out = false;
-  read_child(p[0], pid, o->timeout_ms, &data, &timed_out);
-  close(p[0]);
+  bool timed_out = proc_read(&child, o->timeout_ms, &data, NULL, NULL);
   double t3 = now_ms(), stamp[5] = {t1, t1, t3, 0, 0};
   int stage = STAGE_START;
   bool oom = false;
@@ -466,11 +386,9 @@ mqss_status sandbox_run(mqss_session *s, const mqss_measure_options *o,
     }
   }
   if (*replied) {
-    reap_later(pid); // its status is not needed: it replied
+    proc_reap_later(&child); // its status is not needed: it replied
   } else {
-    int wst = 0;
-    while (waitpid(pid, &wst, 0) < 0 && errno == EINTR)
-      ;
+    int wst = proc_wait(&child);
     classify_death(o, wst, timed_out, stage, oom, oom_size, forbidden, errf, r);
   }
   sb_free(&data);

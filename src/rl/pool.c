@@ -1,21 +1,20 @@
 // Rollout worker pool (see pool.h). The trainer and each worker exchange
 // framed messages (header + payload) over a transport: a socketpair for
 // local workers, or a caller's backend (MPI). A task's child talks to its
-// worker over a pipe with length-prefixed records.
+// worker over a pipe with length-prefixed records. Workers and task children
+// are started, read, killed and reaped by util/proc.c.
 #define _GNU_SOURCE // sched_setaffinity, CPU_SET
 #include "rl/pool.h"
+#include "util/proc.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
+#include <sys/wait.h> // WIFSIGNALED and friends
 #include <unistd.h>
 
 // ----------------------------------------------------------------------------
@@ -62,53 +61,23 @@ static bool unpack(const void *msg, size_t len, msg_header *h,
 }
 
 // ----------------------------------------------------------------------------
-// byte streams (sockets and pipes)
-
-static bool write_all(int fd, const void *buf, size_t len) {
-  const char *p = buf;
-  while (len > 0) {
-    ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
-    if (n < 0 && errno == ENOTSOCK) // pipes: the task child writes with write()
-      n = write(fd, p, len);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    len -= (size_t)n;
-  }
-  return true;
-}
-
-static bool read_all(int fd, void *buf, size_t len) {
-  char *p = buf;
-  while (len > 0) {
-    ssize_t n = read(fd, p, len);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      return false;
-    p += n;
-    len -= (size_t)n;
-  }
-  return true;
-}
+// sockets between the trainer and its local workers
 
 static bool fd_send(void *ctx, const void *msg, size_t len) {
-  return write_all((int)(intptr_t)ctx, msg, len);
+  return proc_send((int)(intptr_t)ctx, msg, len);
 }
 
 static bool fd_recv(void *ctx, void **msg, size_t *len) {
   int fd = (int)(intptr_t)ctx;
   msg_header h;
   *msg = NULL;
-  if (!read_all(fd, &h, sizeof h))
+  if (!proc_read_exact(fd, &h, sizeof h))
     return false;
   char *buf = malloc(sizeof h + h.len);
   if (!buf)
     return false;
   memcpy(buf, &h, sizeof h);
-  if (!read_all(fd, buf + sizeof h, h.len)) {
+  if (!proc_read_exact(fd, buf + sizeof h, h.len)) {
     free(buf);
     return false;
   }
@@ -123,7 +92,7 @@ static bool fd_recv(void *ctx, void **msg, size_t *len) {
 static void emit_record(void *emit_ctx, const void *rec, size_t len) {
   int fd = *(int *)emit_ctx;
   uint64_t n = len;
-  if (!write_all(fd, &n, sizeof n) || !write_all(fd, rec, len))
+  if (!proc_write(fd, &n, sizeof n) || !proc_write(fd, rec, len))
     _exit(3); // the worker is gone: nothing left to report to
 }
 
@@ -135,73 +104,61 @@ typedef struct {
   int mem_limit_mb;
 } serve_ctx;
 
+// One task, as its child and its worker see it.
+typedef struct {
+  const serve_ctx *sc;
+  int index;
+  const void *params, *task;
+  size_t plen, tlen;
+} task_job;
+
+static void task_child(void *arg, int fd) {
+  const task_job *j = arg;
+  prctl(PR_SET_PDEATHSIG, SIGKILL); // no orphan outlives its worker
+  // The measurement sandbox's limits (faults fatal, CPU time, address
+  // space); the worker is already pinned.
+  child_limits_apply(&(child_limits){j->sc->timeout_ms, j->sc->mem_limit_mb, -1});
+  j->sc->fn(j->sc->user, j->params, j->plen, j->task, j->tlen, emit_record, &fd);
+}
+
+// Relays the whole records (length-prefixed) the child sent so far.
+static size_t relay_records(void *ctx, const char *data, size_t len) {
+  const task_job *j = ctx;
+  size_t used = 0;
+  for (;;) {
+    uint64_t n;
+    if (len - used < sizeof n)
+      return used;
+    memcpy(&n, data + used, sizeof n);
+    if (len - used - sizeof n < n)
+      return used;
+    if (!send_msg(j->sc->link->send, j->sc->link->ctx, MSG_RECORD, j->index,
+                  data + used + sizeof n, n))
+      _exit(0); // the trainer is gone
+    used += sizeof n + n;
+  }
+}
+
 // Runs one task in a child and relays its records; returns the outcome.
 static done_payload run_task(const serve_ctx *sc, int index, const void *params,
                              size_t plen, const void *task, size_t tlen) {
-  done_payload d = {TASK_FAILED, 0};
-  int pfd[2];
-  if (pipe(pfd) != 0)
-    return d;
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(pfd[0]);
-    close(pfd[1]);
-    return d;
-  }
-  if (pid == 0) {
-    prctl(PR_SET_PDEATHSIG, SIGKILL); // no orphan outlives its worker
-    // The measurement sandbox's limits (faults fatal, CPU time, address
-    // space); the worker is already pinned.
-    child_limits_apply(&(child_limits){sc->timeout_ms, sc->mem_limit_mb, -1});
-    close(pfd[0]);
-    sc->fn(sc->user, params, plen, task, tlen, emit_record, &pfd[1]);
-    _exit(0);
-  }
-  close(pfd[1]);
-  int64_t deadline = sc->timeout_ms > 0 ? (int64_t)now_ms() + sc->timeout_ms : -1;
-  bool timed_out = false;
-  for (;;) {
-    int wait = deadline < 0 ? -1 : (int)(deadline - now_ms());
-    if (deadline >= 0 && wait <= 0) {
-      timed_out = true;
-      break;
-    }
-    struct pollfd pf = {pfd[0], POLLIN, 0};
-    int r = poll(&pf, 1, wait);
-    if (r < 0 && errno == EINTR)
-      continue;
-    if (r == 0) {
-      timed_out = true;
-      break;
-    }
-    uint64_t len;
-    if (!read_all(pfd[0], &len, sizeof len))
-      break; // EOF: the child exited (or died mid-record)
-    void *rec = malloc(len ? len : 1);
-    if (!rec || !read_all(pfd[0], rec, len)) {
-      free(rec);
-      break;
-    }
-    bool sent = send_msg(sc->link->send, sc->link->ctx, MSG_RECORD, index, rec, len);
-    free(rec);
-    if (!sent)
-      _exit(0); // the trainer is gone
-  }
+  task_job j = {sc, index, params, task, plen, tlen};
+  proc child;
+  if (!proc_spawn(&child, false, task_child, &j))
+    return (done_payload){TASK_FAILED, 0};
+  strbuf buf = {0};
+  bool timed_out = proc_read(&child, sc->timeout_ms, &buf, relay_records, &j);
+  sb_free(&buf);
+  int status = proc_wait(&child);
   if (timed_out)
-    kill(pid, SIGKILL);
-  close(pfd[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-    ;
-  if (timed_out)
-    d = (done_payload){TASK_TIMEOUT, SIGKILL};
-  else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
-    d = (done_payload){TASK_TIMEOUT, SIGXCPU}; // RLIMIT_CPU
-  else if (WIFSIGNALED(status))
-    d = (done_payload){TASK_CRASHED, WTERMSIG(status)};
-  else if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-    d = (done_payload){TASK_OK, 0};
-  return d;
+    return (done_payload){TASK_TIMEOUT, SIGKILL};
+  if (WIFSIGNALED(status) && WTERMSIG(status) == SIGXCPU)
+    return (done_payload){TASK_TIMEOUT, SIGXCPU}; // RLIMIT_CPU
+  if (WIFSIGNALED(status))
+    return (done_payload){TASK_CRASHED, WTERMSIG(status)};
+  if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+    return (done_payload){TASK_OK, 0};
+  return (done_payload){TASK_FAILED, 0};
 }
 
 static void pin_to_core(int worker) {
@@ -255,56 +212,37 @@ void pool_serve(const pool_link *link, const pool_options *opts,
 
 typedef struct {
   int n;
-  pid_t *pid;       // (n)
-  int *fd;          // (n) the trainer's end of each socketpair, or -1
+  proc *w;          // (n) each worker and the trainer's end of its socketpair
   pool_options opts;
   pool_task_fn fn;
   void *user;
 } local_workers;
 
-static bool local_spawn(local_workers *lw, int i) {
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
-    return false;
-  // A worker must not inherit unwritten stdio buffers: any later
-  // fflush(NULL) in it (the sandbox does one) would write them a second time.
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid < 0) {
-    close(sv[0]);
-    close(sv[1]);
-    return false;
-  }
-  if (pid == 0) {
-    close(sv[0]);
-    for (int j = 0; j < lw->n; j++) // other workers' sockets are not ours
-      if (lw->fd[j] >= 0)
-        close(lw->fd[j]);
-    pool_link link = {(void *)(intptr_t)sv[1], fd_send, fd_recv};
-    pool_serve(&link, &lw->opts, lw->fn, lw->user, i);
-    _exit(0);
-  }
-  close(sv[1]);
-  lw->pid[i] = pid;
-  lw->fd[i] = sv[0];
-  return true;
+typedef struct {
+  local_workers *lw;
+  int i; // which worker
+} worker_args;
+
+static void worker_main(void *arg, int fd) {
+  const worker_args *a = arg;
+  local_workers *lw = a->lw;
+  for (int j = 0; j < lw->n; j++) // other workers' sockets are not ours
+    if (lw->w[j].fd >= 0)
+      close(lw->w[j].fd);
+  pool_link link = {(void *)(intptr_t)fd, fd_send, fd_recv};
+  pool_serve(&link, &lw->opts, lw->fn, lw->user, a->i);
 }
 
-static void local_reap(local_workers *lw, int i) {
-  if (lw->fd[i] >= 0)
-    close(lw->fd[i]);
-  lw->fd[i] = -1;
-  if (lw->pid[i] > 0) {
-    kill(lw->pid[i], SIGKILL);
-    while (waitpid(lw->pid[i], NULL, 0) < 0 && errno == EINTR)
-      ;
-  }
-  lw->pid[i] = 0;
+static bool local_spawn(local_workers *lw, int i) {
+  worker_args a = {lw, i};
+  return proc_spawn(&lw->w[i], true, worker_main, &a);
 }
+
+static void local_reap(local_workers *lw, int i) { proc_kill(&lw->w[i]); }
 
 static bool local_send(void *ctx, int w, const void *msg, size_t len) {
   local_workers *lw = ctx;
-  return lw->fd[w] >= 0 && write_all(lw->fd[w], msg, len);
+  return lw->w[w].fd >= 0 && proc_send(lw->w[w].fd, msg, len);
 }
 
 static bool local_recv_any(void *ctx, int *w, void **msg, size_t *len) {
@@ -312,7 +250,7 @@ static bool local_recv_any(void *ctx, int *w, void **msg, size_t *len) {
   struct pollfd pf[lw->n];
   for (;;) {
     for (int i = 0; i < lw->n; i++)
-      pf[i] = (struct pollfd){lw->fd[i], POLLIN, 0};
+      pf[i] = (struct pollfd){lw->w[i].fd, POLLIN, 0};
     if (poll(pf, (nfds_t)lw->n, -1) < 0) {
       if (errno == EINTR)
         continue;
@@ -323,7 +261,7 @@ static bool local_recv_any(void *ctx, int *w, void **msg, size_t *len) {
       if (!(pf[i].revents & (POLLIN | POLLHUP | POLLERR)))
         continue;
       *w = i;
-      if (fd_recv((void *)(intptr_t)lw->fd[i], msg, len))
+      if (fd_recv((void *)(intptr_t)lw->w[i].fd, msg, len))
         return true;
       local_reap(lw, i);
       return false;
@@ -341,8 +279,7 @@ static void local_close(void *ctx) {
   local_workers *lw = ctx;
   for (int i = 0; i < lw->n; i++)
     local_reap(lw, i);
-  free(lw->pid);
-  free(lw->fd);
+  free(lw->w);
   free(lw);
 }
 
@@ -412,20 +349,15 @@ mqss_status pool_create(mqss_session *s, const pool_options *opts,
     return fail(s, MQSS_ERR_INVALID_ARG,
                 "pool: need at least one worker and a task function");
   local_workers *lw = calloc(1, sizeof *lw);
-  if (lw) {
-    *lw = (local_workers){opts->workers, calloc((size_t)opts->workers, sizeof(pid_t)),
-                          malloc((size_t)opts->workers * sizeof(int)), *opts, fn, user};
-  }
-  if (!lw || !lw->pid || !lw->fd) {
-    if (lw) {
-      free(lw->pid);
-      free(lw->fd);
-    }
+  proc *w = calloc((size_t)opts->workers, sizeof *w);
+  if (!lw || !w) {
     free(lw);
+    free(w);
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
   }
+  *lw = (local_workers){opts->workers, w, *opts, fn, user};
   for (int i = 0; i < lw->n; i++)
-    lw->fd[i] = -1;
+    lw->w[i].fd = -1;
   for (int i = 0; i < lw->n; i++) {
     if (!local_spawn(lw, i)) {
       int err = errno;
