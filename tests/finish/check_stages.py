@@ -47,8 +47,9 @@ OP = re.compile(r'(?:^|=\s)"?([a-z_][a-z0-9_]*)\.[a-z_][a-z0-9_.]*[\s"(<{:]')
 NUM = re.compile(r"[-+]?(?:\d+\.?\d*(?:[eE][-+]?\d+)?|inf|nan)")
 
 
-def run(cmd, stdin=None):
-    return subprocess.run(cmd, input=stdin, capture_output=True, text=True, timeout=120)
+def run(cmd, stdin=None, timeout=120):
+    return subprocess.run(cmd, input=stdin, capture_output=True, text=True,
+                          timeout=timeout)
 
 
 def numbers(output):
