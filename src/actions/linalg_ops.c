@@ -1,8 +1,9 @@
 // Linalg ops as targets of schedule actions: the stable `mqss.id` tag that
 // lets a decision address one op, the static loop extents of the op kinds
 // schedules know (named contractions from a table, linalg.generic from its
-// indexing maps), and the walk that finds the ops a decision targets. It
-// builds no schedules (schedule.c) and decides nothing (safety.c).
+// indexing maps) and which of their loops are reductions, and the walk that
+// finds the ops a decision targets. It builds no schedules (schedule.c) and
+// decides nothing (safety.c).
 //
 // The tag is a discardable i64 attribute. It survives one-shot
 // bufferization, and transform-dialect tiling copies it onto the tiled op,
@@ -14,6 +15,7 @@
 #include <mlir-c/AffineMap.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
+#include <stdio.h>
 #include <string.h>
 
 // ----------------------------------------------------------------------------
@@ -67,6 +69,28 @@ unsigned linalg_kind_unit_loops(const char *name) {
     if (!strcmp(named[i].name, name))
       return named[i].unit;
   return 0;
+}
+
+bool linalg_loop_is_reduction(MlirOperation op, int d) {
+  MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
+  char kind[96];
+  snprintf(kind, sizeof kind, "%.*s", (int)s.length, s.data);
+  int rank = linalg_kind_rank(kind);
+  if (rank >= 0)
+    return d < 0 || d >= rank - linalg_kind_reductions(kind);
+  if (!name_is(op, "linalg.generic"))
+    return true;
+  MlirAttribute its = mlirOperationGetAttributeByName(
+      op, mlirStringRefCreateFromCString("iterator_types"));
+  if (mlirAttributeIsNull(its) || !mlirAttributeIsAArray(its) || d < 0 ||
+      d >= mlirArrayAttrGetNumElements(its))
+    return true;
+  // #linalg.iterator_type<reduction> has no C API: read its printed form.
+  strbuf sb = {0};
+  mlirAttributePrint(mlirArrayAttrGetElement(its, d), sb_mlir_callback, &sb);
+  bool red = !sb.data || strstr(sb.data, "reduction");
+  sb_free(&sb);
+  return red;
 }
 
 // Static extent of dimension `d` of operand `i`, or -1.

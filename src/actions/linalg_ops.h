@@ -21,6 +21,11 @@ int linalg_kind_reductions(const char *name);
 // fold of unit dimensions to leave a matmul-like generic (n, kh, kw of a
 // convolution), or 0.
 unsigned linalg_kind_unit_loops(const char *name);
+// Whether loop d of `op` is a reduction: one of a named kind's last loops,
+// or a linalg.generic whose iterator_types entry d says so. True when it
+// cannot tell (a kind of unknown rank, no such loop), so that callers that
+// need a parallel loop stay on the safe side.
+bool linalg_loop_is_reduction(MlirOperation op, int d);
 // Writes the static extent of each loop of `op` into ext (LINALG_MAX_RANK
 // entries; -1: dynamic or
 // unknown) and returns the number of loops, or -1 for an unsupported op.

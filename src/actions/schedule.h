@@ -37,6 +37,9 @@ enum {
   STEP_IN_LOOP = 64,    // each targeted op must sit in an scf.for
   STEP_PERMUTES = 128,  // its PERM parameter must permute the op's loops
   STEP_ROOTS = 256,     // no targeted op may feed another targeted op
+  STEP_PARALLEL = 512,  // the loops its size parameters name must be
+                        // parallel (a fused init restarts every reduction
+                        // tile)
 };
 
 // The state of a script being built. Handles: %scope is what the schedule

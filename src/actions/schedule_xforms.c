@@ -183,7 +183,8 @@ static void step_unroll(schedule_builder *b) {
 
 const schedule_step schedule_xform_steps[] = {
     {"interchange", STEP_TARGETS | STEP_PERMUTES, step_interchange},
-    {"fuse", STEP_TARGETS | STEP_TILES | STEP_ROOTS, step_fuse},
+    {"fuse", STEP_TARGETS | STEP_TILES | STEP_ROOTS | STEP_PARALLEL,
+     step_fuse},
     {"pad-tile", STEP_TARGETS | STEP_TILES | STEP_UNIT_TILES | STEP_PARTIAL,
      step_pad_tile},
     {"unroll", STEP_TARGETS | STEP_IN_LOOP, step_unroll},
@@ -267,6 +268,21 @@ bool schedule_xform_fits(const mqss_action *a, const mqss_decision *d,
                "tile; target the last consumer with an op id, or fuse the "
                "chain first (linalg-fuse-elementwise)", name,
                (int)un.length, un.data);
+      return false;
+    }
+  }
+  // Tiling a reduction loop and fusing the producer of the op's init (a
+  // linalg.fill) into the tile loop re-initialises the accumulator in every
+  // tile: only the last tile's partial result survives (seen as wrong
+  // output on a row-sum generic).
+  for (int k = 0; (flags & STEP_PARALLEL) && k < a->n_params; k++) {
+    const mqss_param *p = &a->params[k];
+    int loop = p->dim < 0 ? rank + p->dim : p->dim;
+    if (p->kind == MQSS_PARAM_DIVISOR && loop >= 0 && loop < rank &&
+        linalg_loop_is_reduction(op, loop)) {
+      snprintf(why, why_len, "%s: parameter $%s sizes loop %d, a reduction "
+               "(the fused producer of its init would restart in every tile)",
+               name, p->name, loop);
       return false;
     }
   }

@@ -18,9 +18,18 @@ modules in REJECTED must instead fail in all four commands with a message
 that contains the given text, so the test fails both when a module that
 should work breaks and when a rejected one is suddenly accepted.
 
-usage: check_realworld.py MQSS_BINARY REALWORLD_DIR [--regen] [NAME...]
+--live RECIPE: a module without an UPSTREAM header is compared with what
+upstream prints now under RECIPE (no NAME.expected); ctest `examples` runs
+examples/ this way with the recipe of examples/README.md.
+--search N: also runs `mqss search --method greedy --budget N` (long; not
+in ctest) and checks that it exits 0 and that its best and winning
+pipelines, lowered by `mqss opt --finish`, print the expected numbers.
+
+usage: check_realworld.py MQSS_BINARY DIR [--regen] [--live RECIPE]
+                          [--search N] [NAME...]
 """
 import glob
+import json
 import os
 import re
 import sys
@@ -50,6 +59,14 @@ RECIPES = {
     "decompose-softmax": "transform-preload-library{transform-library-paths="
                          + os.path.join(HERE, "lib", "decompose_softmax.mlir")
                          + "},transform-interpreter," + BASE,
+    # examples/README.md's lowering recipe (docs/DESIGN.md).
+    "examples": "one-shot-bufferize{bufferize-function-boundaries "
+                "function-boundary-type-conversion=identity-layout-map},"
+                "func.func(convert-linalg-to-loops),lower-affine,"
+                "convert-scf-to-cf,convert-math-to-llvm,convert-math-to-libm,"
+                "expand-strided-metadata,finalize-memref-to-llvm,"
+                "convert-arith-to-llvm,convert-func-to-llvm,convert-cf-to-llvm,"
+                "reconcile-unrealized-casts",
 }
 
 # Modules mqss must reject, and the text every rejection must contain.
@@ -97,12 +114,9 @@ def compare(lowered, entry, want):
             f"(got {len(got)} numbers, want {len(want)})")
 
 
-def check_module(mqss, path, entry, tmp):
-    """List of (command, error or None) for one module that must work."""
-    if not os.path.exists(path[:-5] + ".expected"):
-        return [("expected", "no .expected file; run with --regen, or list the "
-                             "module in REJECTED")]
-    want = numbers(open(path[:-5] + ".expected").read())
+def check_module(mqss, path, entry, tmp, want):
+    """List of (command, error or None) for one module that must work and
+    print the numbers `want`."""
     results = []
     r = run([mqss, "opt", path, "--finish"])
     results.append(("opt --finish", r.stderr.strip() if r.returncode else
@@ -127,6 +141,41 @@ def check_module(mqss, path, entry, tmp):
                     r.stderr.strip()[:300] if r.returncode
                     else compare(open(out).read(), entry, want)))
     return results
+
+
+def check_search(mqss, path, entry, tmp, want, budget):
+    """Greedy search must exit 0; its best and winning pipelines (when not
+    the reference) must print `want`."""
+    r = run([mqss, "search", "--method", "greedy", "--budget", str(budget),
+             path, "--json", "--cache", os.path.join(tmp, "search.sqlite")],
+            timeout=1800)
+    if r.returncode != 0:
+        return [("search", (r.stdout + r.stderr).strip()[:300])]
+    res = json.loads(r.stdout)
+    results = []
+    for key in ("best_pipeline", "winner_pipeline"):
+        pipe = res.get(key) or ""
+        if not pipe:
+            continue
+        o = run([mqss, "opt", path, "--pipeline", pipe, "--finish"])
+        results.append((f"search {key} ({pipe})", o.stderr.strip()[:300]
+                        if o.returncode else compare(o.stdout, entry, want)))
+    failed = res.get("failures_by_status") or {}
+    results.append((f"search (greedy {budget}: {res['evaluations']} evaluations,"
+                    f" candidate failures {failed or 'none'})", None))
+    return results
+
+
+def expected_numbers(path, recipe, entry, live):
+    """(numbers, None) the module must print, or (None, why not)."""
+    if live:
+        out, err = upstream(path, recipe, entry)
+        return (numbers(out), None) if out is not None else \
+            (None, f"upstream failed: {err.strip()[:300]}")
+    if not os.path.exists(path[:-5] + ".expected"):
+        return None, ("no .expected file; run with --regen, or list the "
+                      "module in REJECTED")
+    return numbers(open(path[:-5] + ".expected").read()), None
 
 
 def check_rejected(mqss, path, must_say, tmp):
@@ -155,8 +204,19 @@ def check_rejected(mqss, path, must_say, tmp):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if a != "--regen"]
-    regen = "--regen" in sys.argv
+    args, regen, live, search = [], False, None, 0
+    argv = iter(sys.argv[1:])
+    for a in argv:
+        if a == "--regen":
+            regen = True
+        elif a == "--live":
+            live = next(argv, None)
+        elif a == "--search":
+            search = int(next(argv, "0"))
+        else:
+            args.append(a)
+    if live is not None and live not in RECIPES:
+        sys.exit(f"--live: unknown recipe {live!r}; one of {sorted(RECIPES)}")
     mqss, directory, only = args[0], args[1], set(args[2:])
     files = sorted(f for f in glob.glob(os.path.join(directory, "*.mlir"))
                    if not only or os.path.basename(f) in only)
@@ -167,13 +227,16 @@ def main():
         for f in files:
             name = os.path.basename(f)
             recipe, entry = header(f)
+            use_live = live is not None and recipe is None
+            if use_live:
+                recipe = live
             if name in REJECTED:
                 results = [] if regen else check_rejected(mqss, f,
                                                           REJECTED[name], tmp)
             elif recipe not in RECIPES:
                 results = [("header", f"no '// UPSTREAM: RECIPE' line naming "
                                       f"one of {sorted(RECIPES)}")]
-            elif regen:
+            elif regen and not use_live:
                 out, err = upstream(f, recipe, entry)
                 if out is None:
                     results = [("upstream", err.strip()[:300])]
@@ -183,7 +246,14 @@ def main():
                         re.sub(r"base@ = 0x[0-9a-f]+", "base@ = ADDR", out))
                     results = []
             else:
-                results = check_module(mqss, f, entry, tmp)
+                want, why = expected_numbers(f, recipe, entry, use_live)
+                if want is None:
+                    results = [("expected", why)]
+                else:
+                    results = check_module(mqss, f, entry, tmp, want)
+                    if search:
+                        results += check_search(mqss, f, entry, tmp, want,
+                                                search)
             errors = [(w, e) for w, e in results if e]
             for what, err in errors:
                 print(f"FAIL {name} [{what}]: {err}")
