@@ -65,13 +65,16 @@ static void on_round(void *ctx, const double *row) {
   const expit_progress *p = ctx;
   if (p->quiet)
     return;
+  char hold[64] = "not measured this round"; // expit.holdout_every
+  if (!isnan(row[E_HOLDOUT_FAILED]))
+    snprintf(hold, sizeof hold, "%.3fx (%.0f failed)", row[E_HOLDOUT],
+             row[E_HOLDOUT_FAILED]);
   fprintf(stderr, "round %.0f: search gain %.3fx (%.0f searched of %.0f "
           "selected, %.0f evaluations; %.0f modules with a winner), clone "
-          "loss %.4f, PPO return %+.4f, hold-out %.3fx (%.0f failed), %.0f "
-          "env steps, %.0f s\n", row[E_ROUND], row[E_SEARCH_GAIN],
-          row[E_SEARCHED], row[E_SELECTED], row[E_EVALS], row[E_WINNERS],
-          row[E_CLONE_LAST], row[E_PPO_RETURN], row[E_HOLDOUT],
-          row[E_HOLDOUT_FAILED], row[E_ENV_STEPS], row[E_ELAPSED]);
+          "loss %.4f, PPO return %+.4f, hold-out %s, %.0f env steps, %.0f s\n",
+          row[E_ROUND], row[E_SEARCH_GAIN], row[E_SEARCHED], row[E_SELECTED],
+          row[E_EVALS], row[E_WINNERS], row[E_CLONE_LAST], row[E_PPO_RETURN],
+          hold, row[E_ENV_STEPS], row[E_ELAPSED]);
 }
 
 static void on_searched(void *ctx, const expit_searched *e) {
