@@ -4,7 +4,8 @@
 # chunks shorter than CHUNK_MIN minutes (default 165, under a 170-minute
 # session): each chunk runs `mqss train --resume` in its own process group
 # and is killed (SIGKILL, which checkpoints survive) when its time is up; the
-# next chunk resumes from the last finished phase. The run ends when the
+# next chunk resumes from the last finished phase (inside a search phase:
+# from the last module searched). The run ends when the
 # trainer exits 0 (all rounds done). Progress goes to LOGDIR/train_long.log.
 #
 # usage: scripts/train_long.sh [CONFIG] [LOGDIR] [BUILD_DIR]

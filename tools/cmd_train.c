@@ -9,6 +9,7 @@
 #include "rl/train.h"
 
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,23 +54,59 @@ static void git_commit(char *buf, size_t len) {
     snprintf(buf, len, "unknown");
 }
 
+// What the expert-iteration hooks print, and the fault-injection hook.
+typedef struct {
+  bool quiet;
+  int kill_after;  // MQSS_EXPIT_KILL_AFTER: SIGKILL after this many searches
+  int searched;    // modules searched by this process
+} expit_progress;
+
 static void on_round(void *ctx, const double *row) {
-  (void)ctx;
-  fprintf(stderr, "round %.0f: search gain %.3fx (%.0f winners of %.0f modules, "
-          "%.0f evaluations), clone loss %.4f, PPO return %+.4f, hold-out "
-          "%.3fx (%.0f failed), %.0f env steps, %.0f s\n", row[E_ROUND],
-          row[E_SEARCH_GAIN], row[E_WINNERS], row[E_SEARCHED], row[E_EVALS],
-          row[E_CLONE_LAST], row[E_PPO_RETURN], row[E_HOLDOUT],
-          row[E_HOLDOUT_FAILED], row[E_ENV_STEPS], row[E_ELAPSED]);
+  const expit_progress *p = ctx;
+  if (p->quiet)
+    return;
+  char hold[64] = "not measured this round"; // expit.holdout_every
+  if (!isnan(row[E_HOLDOUT_FAILED]))
+    snprintf(hold, sizeof hold, "%.3fx (%.0f failed)", row[E_HOLDOUT],
+             row[E_HOLDOUT_FAILED]);
+  fprintf(stderr, "round %.0f: search gain %.3fx (%.0f searched of %.0f "
+          "selected, %.0f evaluations; %.0f modules with a winner), clone "
+          "loss %.4f, PPO return %+.4f, hold-out %s, %.0f env steps, %.0f s\n",
+          row[E_ROUND], row[E_SEARCH_GAIN], row[E_SEARCHED], row[E_SELECTED],
+          row[E_EVALS], row[E_WINNERS], row[E_CLONE_LAST], row[E_PPO_RETURN],
+          hold, row[E_ENV_STEPS], row[E_ELAPSED]);
+}
+
+static void on_searched(void *ctx, const expit_searched *e) {
+  expit_progress *p = ctx;
+  if (!p->quiet) {
+    if (e->skipped)
+      fprintf(stderr, "round %d: module %d/%d searched: #%d %s: the reference "
+              "does not measure, skipped, %.0f s\n", e->round, e->done,
+              e->total, e->module, e->path, e->elapsed_s);
+    else
+      fprintf(stderr, "round %d: module %d/%d searched: #%d %s: %d "
+              "evaluations, best %.3fx%s, %.0f s\n", e->round, e->done,
+              e->total, e->module, e->path, e->evaluations, e->speedup,
+              e->improved ? " (new)" : "", e->elapsed_s);
+  }
+  if (p->kill_after > 0 && ++p->searched == p->kill_after)
+    raise(SIGKILL); // the record is on disk: a kill here loses nothing
 }
 
 // Expert iteration (expit.rounds > 0): rounds of search, cloning and PPO.
 static int run_expit(mqss_session *s, train_setup *setup, train_options *o,
                      progress *prog) {
-  prog->quiet = true; // the per-round lines say enough
+  const char *kill = getenv("MQSS_EXPIT_KILL_AFTER"); // fault-injection tests
+  expit_progress ep = {prog->quiet, kill ? atoi(kill) : 0, 0};
+  prog->quiet = true; // the per-round and per-module lines say enough
+  expit_hooks hooks = {on_round, on_searched, &ep};
   expit_result r;
-  if (expit_run(s, setup, o, on_round, NULL, &r) != MQSS_OK)
+  if (expit_run(s, setup, o, &hooks, &r) != MQSS_OK)
     return cli_error("%s", mqss_errmsg(s));
+  if (r.records_dropped)
+    fprintf(stderr, "mqss: warning: %d damaged or torn search records were "
+            "dropped; their modules were searched again\n", r.records_dropped);
   printf("expert iteration: %d rounds (resumed at round %d), %lld environment "
          "steps\npolicy: %s\nlog: %s/expit.csv\n", r.rounds, r.resumed_at,
          r.env_steps, r.policy_path, o->log_dir);

@@ -76,6 +76,10 @@ static const struct key {
     {"expit.kl_coef", K_FLOAT, F(expit_kl), 0, 1000, NULL, "KL(clone || policy) weight during PPO"},
     {"expit.confirm_pairs", K_INT, F(expit_confirm_pairs), 1, 1000, NULL, "A/B pairs of each confirmation"},
     {"expit.holdout", K_STRING, F(expit_holdout), 0, 0, NULL, "hold-out manifest (\"\" = none)"},
+    {"expit.modules_per_round", K_INT, F(expit_modules_per_round), 0, 1 << 24, NULL,
+     "training modules each round searches, a rotating subset (0 = all)"},
+    {"expit.holdout_every", K_INT, F(expit_holdout_every), 1, 10000, NULL,
+     "hold-out figure every k rounds (and in the last round)"},
     {"policy.init_from", K_STRING, F(init_from), 0, 0, NULL,
      "start from this policy, migrated (--init-from)"},
 #undef F
@@ -102,7 +106,8 @@ void train_config_defaults(train_config *c) {
       .warmup = 1, .repeat = 5, .timeout_ms = 20000, .cache = "",
       .arch = "gnn", .hidden = 128, .expit_rounds = 0, .expit_budget = 24,
       .expit_proposals = 8, .expit_bc_epochs = 50, .expit_ppo_iterations = 5,
-      .expit_kl = 0.1f, .expit_confirm_pairs = 10, .expit_holdout = ""};
+      .expit_kl = 0.1f, .expit_confirm_pairs = 10, .expit_holdout = "",
+      .expit_modules_per_round = 0, .expit_holdout_every = 1};
 }
 
 // ----------------------------------------------------------------------------

@@ -56,6 +56,8 @@ typedef struct {
   int expit_confirm_pairs; // A/B pairs confirming a winner / hold-out figure
   char expit_holdout[512]; // hold-out manifest ("" = no hold-out figure)
   char init_from[512];    // start from this (older) policy ("" = random)
+  int expit_modules_per_round; // modules each round searches (0 = all)
+  int expit_holdout_every; // the hold-out figure every k rounds (and the last)
 } train_config;
 
 // Fills `c` with the defaults (those of data/train_config.yaml).

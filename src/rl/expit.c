@@ -2,6 +2,9 @@
 // leaves a file after each phase, written atomically, so that a run killed
 // at any point resumes from the last finished one:
 //   start.safetensors   the policy that guides the search
+//   search_progress.tsv each searched module's outcome, appended as soon as
+//                       it is known (expit_search.c): the search resumes
+//                       with the modules not recorded yet
 //   winners.tsv         per module: the best confirmed pipeline so far
 //   clone.bin           the weights after cloning (the KL anchor)
 //   checkpoint.bin ...  PPO's own checkpoints and logs (train.c)
@@ -25,85 +28,7 @@ static const char *const column_names[] = {
 #undef EXPIT_NAME
 };
 
-// Per-module winners (the demonstrations).
-typedef struct {
-  int n;                 // decisions, -1 = none known
-  double speedup;        // its confirmed speedup over the reference
-  mqss_decision d[32];   // (n)
-  char pipeline[4096];
-} winner;
-
-// ----------------------------------------------------------------------------
-// files
-
 static bool exists(const char *path) { return access(path, F_OK) == 0; }
-
-static mqss_status write_atomic(mqss_session *s, const char *path,
-                                const char *text) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp", path);
-  FILE *f = fopen(tmp, "w");
-  bool ok = f && fputs(text, f) >= 0 && fflush(f) == 0 && fsync(fileno(f)) == 0;
-  ok = f && fclose(f) == 0 && ok;
-  if (!ok || rename(tmp, path) != 0)
-    return fail(s, MQSS_ERR_IO, "cannot write '%s': %s", path, strerror(errno));
-  return MQSS_OK;
-}
-
-// winners.tsv: index, speedup, n, then n decisions "action:u0,u1,..." (hex
-// floats, exact), then the pipeline.
-static mqss_status save_winners(mqss_session *s, const char *path,
-                                const winner *w, int n) {
-  strbuf sb = {0};
-  for (int i = 0; i < n; i++) {
-    if (w[i].n < 0)
-      continue;
-    sb_printf(&sb, "%d\t%.17g\t%d", i, w[i].speedup, w[i].n);
-    for (int k = 0; k < w[i].n; k++) {
-      sb_printf(&sb, "\t%d:", w[i].d[k].action);
-      for (int p = 0; p < MQSS_MAX_PARAMS; p++)
-        sb_printf(&sb, "%s%a", p ? "," : "", (double)w[i].d[k].u[p]);
-    }
-    sb_printf(&sb, "\t%s\n", w[i].pipeline);
-  }
-  mqss_status st = write_atomic(s, path, sb.data ? sb.data : "");
-  sb_free(&sb);
-  return st;
-}
-
-static mqss_status load_winners(mqss_session *s, const char *path, winner *w,
-                                int n) {
-  strbuf text = {0};
-  if (!sb_read_file(&text, path)) {
-    sb_free(&text);
-    return fail(s, MQSS_ERR_IO, "cannot read '%s'", path);
-  }
-  mqss_status st = MQSS_OK;
-  for (char *line = text.data, *next; line && *line; line = next) {
-    next = strchr(line, '\n');
-    if (next)
-      *next++ = '\0';
-    char *p = line, *end;
-    long i = strtol(p, &end, 10);
-    double sp = strtod(end, &end);
-    long k = strtol(end, &end, 10);
-    if (i < 0 || i >= n || k < 0 || k > 32) {
-      st = fail(s, MQSS_ERR_PARSE, "%s: a line names module %ld of %d or %ld "
-                "decisions; remove the file to search again", path, i, n, k);
-      break;
-    }
-    w[i].n = (int)k;
-    w[i].speedup = sp;
-    for (int d = 0; d < k; d++) {
-      w[i].d[d] = (mqss_decision){.action = (int)strtol(end + 1, &end, 10)};
-      for (int q = 0; q < MQSS_MAX_PARAMS; q++)
-        w[i].d[d].u[q] = strtof(end + 1, &end); // skips ':' and ','
-    }
-    snprintf(w[i].pipeline, sizeof w[i].pipeline, "%s", *end ? end + 1 : "");
-  }
-  sb_free(&text);
-  return st;
-}
 
 // ----------------------------------------------------------------------------
 // the phases
@@ -117,6 +42,8 @@ typedef struct {
   char dir[4096];      // this round's directory
   double row[EXPIT_NCOLS];
   nn_rng rng;
+  const expit_hooks *hooks;
+  int dropped;         // damaged search records dropped
 } expit;
 
 static void round_path(const expit *x, char *out, size_t n, const char *name) {
@@ -132,64 +59,8 @@ static void measure_settings(const expit *x, mqss_measure_options *mo) {
   mo->code_size = 0;
 }
 
-// 1. The guided search on every training module, guided by `pol`.
-static mqss_status search_all(expit *x, const mqss_policy *pol, winner *w,
-                              int round) {
-  const train_config *cfg = x->cfg;
-  mqss_search_options so;
-  mqss_search_options_init(&so);
-  so.method = MQSS_SEARCH_POLICY;
-  so.policy = pol;
-  so.budget = cfg->expit_budget;
-  so.proposals = cfg->expit_proposals;
-  so.max_len = cfg->max_steps < 32 ? cfg->max_steps : 32;
-  so.confirm_pairs = cfg->expit_confirm_pairs;
-  measure_settings(x, &so.measure);
-  double log_gain = 0;
-  int searched = 0, winners = 0, evals = 0;
-  for (int i = 0; i < x->ec->n_modules; i++) {
-    mqss_module *m = NULL;
-    if (mqss_module_parse_file(x->s, x->ec->module_paths[i], &m) != MQSS_OK)
-      return MQSS_ERR_PARSE;
-    so.seed = (uint64_t)cfg->seed * 1000003u + (uint64_t)round * 7919u + (uint64_t)i;
-    so.prior = w[i].n > 0 ? w[i].d : NULL;
-    so.n_prior = w[i].n > 0 ? w[i].n : 0;
-    mqss_search_result r;
-    mqss_status st = mqss_search(m, mqss_policy_catalog(pol), &so, &r);
-    mqss_module_destroy(m);
-    if (st == MQSS_ERR_INVALID_ARG) { // the reference does not measure
-      mqss_search_result_free(&r);
-      continue;
-    }
-    if (st != MQSS_OK) {
-      mqss_search_result_free(&r);
-      return st;
-    }
-    searched++;
-    evals += r.evaluations;
-    const mqss_search_eval *e = &r.trace[r.winner_index];
-    if (r.winner_index > 0 && e->n_decisions <= 32 &&
-        (w[i].n < 0 || r.confirmed_speedup > w[i].speedup)) {
-      w[i].n = e->n_decisions;
-      w[i].speedup = r.confirmed_speedup;
-      memcpy(w[i].d, e->decisions, (size_t)e->n_decisions * sizeof *e->decisions);
-      snprintf(w[i].pipeline, sizeof w[i].pipeline, "%s", e->pipeline);
-    } else if (w[i].n < 0) {
-      w[i] = (winner){.n = 0, .speedup = 1.0}; // the reference stands: STOP
-    }
-    winners += w[i].n > 0;
-    log_gain += log(w[i].speedup > 0 ? w[i].speedup : 1.0);
-    mqss_search_result_free(&r);
-  }
-  x->row[E_SEARCH_GAIN] = searched ? exp(log_gain / searched) : NAN;
-  x->row[E_WINNERS] = winners;
-  x->row[E_SEARCHED] = searched;
-  x->row[E_EVALS] = evals;
-  return MQSS_OK;
-}
-
 // 2. Cloning on the winners.
-static mqss_status clone_winners(expit *x, const winner *w) {
+static mqss_status clone_winners(expit *x, const expit_winner *w) {
   const train_config *cfg = x->cfg;
   int n = x->ec->n_modules;
   const mqss_decision **seqs = calloc((size_t)n, sizeof *seqs);
@@ -286,7 +157,7 @@ static mqss_status write_csv(expit *x, int rounds) {
   }
   char path[4200];
   snprintf(path, sizeof path, "%s/expit.csv", x->o->log_dir);
-  mqss_status st = write_atomic(x->s, path, sb.data);
+  mqss_status st = expit_write_atomic(x->s, path, sb.data);
   sb_free(&sb);
   return st;
 }
@@ -306,8 +177,9 @@ static void on_ppo_iteration(void *ctx, int it, const double *m) {
   p->env_steps = (long long)m[M_ENV_STEPS];
 }
 
-static mqss_status run_round(expit *x, int r, winner *w, char *const *hold,
-                             int n_hold, long long *env_steps) {
+static mqss_status run_round(expit *x, int r, expit_winner *w,
+                             char *const *hold, int n_hold,
+                             long long *env_steps) {
   const train_config *cfg = x->cfg;
   nn_model *m = x->ec->model;
   char path[4200];
@@ -317,23 +189,32 @@ static mqss_status run_round(expit *x, int r, winner *w, char *const *hold,
   for (int c = 0; c < EXPIT_NCOLS; c++)
     x->row[c] = NAN;
   x->row[E_ROUND] = r;
-  // 1. search (skipped when its winners are on disk)
-  round_path(x, path, sizeof path, "winners.tsv");
-  if (exists(path)) {
-    st = load_winners(x->s, path, w, x->ec->n_modules);
-  } else {
-    char start[4200];
-    round_path(x, start, sizeof start, "start.safetensors");
-    mqss_policy *pol = NULL;
-    st = train_export(x->s, x->o, m, x->ec->catalog,
-                      train_setup_parent(x->setup), r, *env_steps, 0, start);
-    if (st == MQSS_OK)
-      st = mqss_policy_load(x->s, start, NULL, &pol);
-    if (st == MQSS_OK)
-      st = search_all(x, pol, w, r);
-    mqss_policy_destroy(pol);
-    if (st == MQSS_OK)
-      st = save_winners(x->s, path, w, x->ec->n_modules);
+  // 1. search: the modules search_progress.tsv does not record yet (all of
+  // them recorded after a kill later in the round: nothing is searched)
+  char start[4200];
+  round_path(x, start, sizeof start, "start.safetensors");
+  mqss_policy *pol = NULL;
+  st = train_export(x->s, x->o, m, x->ec->catalog,
+                    train_setup_parent(x->setup), r, *env_steps, 0, start);
+  if (st == MQSS_OK)
+    st = mqss_policy_load(x->s, start, NULL, &pol);
+  mqss_measure_options mo;
+  measure_settings(x, &mo);
+  expit_search_in in = {x->s, cfg, x->ec, &mo, x->dir, r, pol,
+                        x->hooks->on_searched, x->hooks->ctx};
+  expit_search_figures f;
+  if (st == MQSS_OK)
+    st = expit_search_round(&in, w, &f);
+  mqss_policy_destroy(pol);
+  if (st == MQSS_OK) {
+    x->row[E_SEARCH_GAIN] = f.gain;
+    x->row[E_WINNERS] = f.winners;
+    x->row[E_SEARCHED] = f.searched;
+    x->row[E_EVALS] = f.evaluations;
+    x->row[E_SELECTED] = f.selected;
+    x->dropped += f.dropped;
+    round_path(x, path, sizeof path, "winners.tsv");
+    st = expit_winners_save(x->s, path, w, x->ec->n_modules);
   }
   // 2. cloning (skipped when clone.bin is on disk)
   round_path(x, path, sizeof path, "clone.bin");
@@ -381,7 +262,9 @@ static mqss_status run_round(expit *x, int r, winner *w, char *const *hold,
   *env_steps += tr.env_steps;
   x->row[E_PPO_RETURN] = seen.last_return;
   x->row[E_ENV_STEPS] = (double)*env_steps;
-  if ((st = holdout(x, hold, n_hold, tr.policy_path)) != MQSS_OK)
+  // the hold-out figure every expit.holdout_every rounds and in the last
+  if (((r + 1) % cfg->expit_holdout_every == 0 || r + 1 == cfg->expit_rounds) &&
+      (st = holdout(x, hold, n_hold, tr.policy_path)) != MQSS_OK)
     return st;
   // 4. the round's weights and figures
   round_path(x, path, sizeof path, "final.bin");
@@ -394,7 +277,7 @@ static mqss_status run_round(expit *x, int r, winner *w, char *const *hold,
     sb_printf(&row, "%s%.6g", c ? "," : "", x->row[c]);
   sb_printf(&row, "\n");
   round_path(x, path, sizeof path, "row.csv");
-  st = write_atomic(x->s, path, row.data);
+  st = expit_write_atomic(x->s, path, row.data);
   sb_free(&row);
   return st;
 }
@@ -403,12 +286,12 @@ static mqss_status run_round(expit *x, int r, winner *w, char *const *hold,
 // the rounds
 
 mqss_status expit_run(mqss_session *s, train_setup *setup,
-                      const train_options *o,
-                      void (*on_round)(void *ctx, const double *row),
-                      void *ctx, expit_result *out) {
+                      const train_options *o, const expit_hooks *hooks,
+                      expit_result *out) {
   const train_config *cfg = o->cfg;
+  expit_hooks none = {0};
   expit x = {.s = s, .o = o, .cfg = cfg, .setup = setup,
-             .ec = train_setup_episodes(setup)};
+             .ec = train_setup_episodes(setup), .hooks = hooks ? hooks : &none};
   expit_result r = {0};
   mqss_status st = MQSS_OK;
   if (mkdir(o->log_dir, 0777) != 0 && errno != EEXIST)
@@ -416,11 +299,11 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
                 strerror(errno));
   int n = x.ec->n_modules, n_hold = 0;
   char **hold = NULL;
-  winner *w = malloc((size_t)n * sizeof *w);
+  expit_winner *w = malloc((size_t)(n > 0 ? n : 1) * sizeof *w);
   if (!w)
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
   for (int i = 0; i < n; i++)
-    w[i] = (winner){.n = -1};
+    w[i] = (expit_winner){.n = -1};
   if (cfg->expit_holdout[0])
     st = train_manifest_read(s, cfg->expit_holdout, &hold, &n_hold);
   // Finished rounds: resume after the last one, from its weights and winners.
@@ -438,7 +321,7 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
     st = ckpt_load(s, path, x.ec->model, &cs);
     snprintf(path, sizeof path, "%s/round_%d/winners.tsv", o->log_dir, start - 1);
     if (st == MQSS_OK)
-      st = load_winners(s, path, w, n);
+      st = expit_winners_load(s, path, w, n);
     r.env_steps = cs.env_steps;
   }
   r.resumed_at = start;
@@ -450,8 +333,9 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
     }
     if (!o->resume) {
       // a fresh run must not pick up files of an earlier one
-      const char *stale[] = {"winners.tsv", "clone.bin", "checkpoint.bin",
-                             "checkpoint.bin.prev", "row.csv"};
+      const char *stale[] = {"search_progress.tsv", "winners.tsv", "clone.bin",
+                             "checkpoint.bin", "checkpoint.bin.prev",
+                             "row.csv"};
       for (size_t k = 0; k < sizeof stale / sizeof *stale; k++) {
         snprintf(path, sizeof path, "%s/%s", x.dir, stale[k]);
         remove(path);
@@ -464,8 +348,8 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
     r.rounds = round + 1;
     if ((st = write_csv(&x, round + 1)) != MQSS_OK)
       break;
-    if (on_round)
-      on_round(ctx, x.row);
+    if (x.hooks->on_round)
+      x.hooks->on_round(x.hooks->ctx, x.row);
     snprintf(r.policy_path, sizeof r.policy_path, "%.4000s/policy.safetensors",
              x.dir);
   }
@@ -473,6 +357,7 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
     free(hold[i]);
   free(hold);
   free(w);
+  r.records_dropped = x.dropped;
   if (out)
     *out = r;
   return st;

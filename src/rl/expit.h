@@ -1,13 +1,15 @@
 // Expert iteration (search-distilled policy improvement, then PPO): the
 // `expit.*` keys of the training config turn `mqss train` into rounds of
 //   1. a policy-guided search (MQSS_SEARCH_POLICY) on every training module,
-//      whose confirmed winners (the best so far per module) are kept;
+//      or on a rotating subset (expit.modules_per_round), whose confirmed
+//      winners (the best so far per module) are kept (expit_search.c);
 //   2. behaviour cloning of the policy on those pipelines (bc.c);
 //   3. PPO (train.c) with a KL anchor to that clone;
 // with a row per round in LOGDIR/expit.csv and a directory per round.
 #ifndef MQSS_RL_EXPIT_H
 #define MQSS_RL_EXPIT_H
 
+#include "rl/expit_search.h"
 #include "rl/train.h"
 
 // X-macro: the columns of expit.csv, in order.
@@ -23,7 +25,8 @@
   X(E_PPO_RETURN, "ppo_return")                                                \
   X(E_HOLDOUT, "holdout_speedup")                                              \
   X(E_HOLDOUT_FAILED, "holdout_failed")                                        \
-  X(E_ELAPSED, "elapsed_s")
+  X(E_ELAPSED, "elapsed_s")                                                    \
+  X(E_SELECTED, "modules_selected")
 
 typedef enum {
 #define EXPIT_ENUM(e, name) e,
@@ -37,14 +40,22 @@ typedef struct {
   int resumed_at;        // the round this invocation started in
   long long env_steps;
   char policy_path[4096]; // the last round's policy
+  int records_dropped;   // damaged search records dropped (searched again)
 } expit_result;
+
+// Called as the run goes (each may be NULL).
+typedef struct {
+  void (*on_round)(void *ctx, const double *row);   // each round's row
+  void (*on_searched)(void *ctx, const expit_searched *e); // each module searched
+  void *ctx;
+} expit_hooks;
 
 // Runs the rounds not completed yet in o->log_dir (with o->resume, a run cut
 // short continues from its last finished phase: search, cloning or a PPO
-// checkpoint). on_round (may be NULL) gets each round's row.
+// checkpoint), and a search phase cut short searches only the modules
+// whose outcome it has not recorded. hooks may be NULL.
 mqss_status expit_run(mqss_session *s, train_setup *setup,
-                      const train_options *o,
-                      void (*on_round)(void *ctx, const double *row),
-                      void *ctx, expit_result *out);
+                      const train_options *o, const expit_hooks *hooks,
+                      expit_result *out);
 
 #endif // MQSS_RL_EXPIT_H

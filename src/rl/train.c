@@ -132,6 +132,7 @@ static uint64_t config_hash(const train_config *cfg) {
   train_config c = *cfg;
   c.iterations = c.checkpoint_every = c.num_workers = c.pin_workers = 0;
   c.expit_rounds = 0; // more rounds continue a run
+  c.expit_holdout_every = 0; // when the hold-out figure is taken: reporting only
   return fnv1a64(FNV1A64_INIT, &c, sizeof c);
 }
 

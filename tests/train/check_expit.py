@@ -16,11 +16,28 @@ at most 2 decisions.
    after the last finished one, keeps the finished rows as they were, and
    ends with every round logged.
 4. More rounds continue a finished run (--resume with expit.rounds raised).
+5. Resume inside the search phase, on three modules (budget 4, no PPO):
+   MQSS_EXPIT_KILL_AFTER=2 SIGKILLs the run right after its second module's
+   outcome is recorded; the second record is then damaged and a torn one
+   appended. The resumed run keeps the first record byte for byte, drops
+   the other two (with a warning) and searches exactly the modules not
+   validly recorded; its winners.tsv and expit.csv figures are the fold of
+   the records, and equal those of an uninterrupted run (same measurement
+   cache, so the same candidates) up to the confirmed speedups, which are
+   fresh paired measurements.
+6. expit.modules_per_round 1 on the three modules for three rounds: each
+   round searches one module, the three rounds three different ones; the
+   winners of earlier rounds persist (their winners.tsv lines unchanged) and
+   the last round's clone selects every module's winner, so all of them
+   were cloned; expit.holdout_every 2 measures the hold-out figure in rounds
+   1 and 2 (the last) only.
 
 usage: check_expit.py MQSS_BINARY SOURCE_DIR
 """
 import csv
+import math
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -34,7 +51,7 @@ CATALOG = os.path.join(SRC, "tests", "train", "expit_catalog.yaml")
 ENV = dict(os.environ, MQSS_CATALOG=CATALOG)
 COLUMNS = ["round", "env_steps", "search_gain", "winners", "modules_searched",
            "search_evaluations", "clone_loss_first", "clone_loss", "ppo_return",
-           "holdout_speedup", "holdout_failed", "elapsed_s"]
+           "holdout_speedup", "holdout_failed", "elapsed_s", "modules_selected"]
 failures = []
 passed = 0
 
@@ -58,7 +75,8 @@ def check(cond, what):
         print("FAIL", what)
 
 
-def config(name, rounds):
+def config(name, rounds, manifest="train.tsv", budget=6, ppo=1, holdout=True,
+           bc=200, more=""):
     path = os.path.join(TMP, name + ".yaml")
     with open(path, "w") as f:
         f.write(f"""rl:
@@ -72,7 +90,7 @@ def config(name, rounds):
   lr: 0.003
   bc_lr: 0.003
 env:
-  manifest: {TMP}/corpus/train.tsv
+  manifest: {TMP}/corpus/{manifest}
   baseline_json: ""
   measure:
     warmup: 0
@@ -83,21 +101,60 @@ policy:
   hidden: 16
 expit:
   rounds: {rounds}
-  search_budget: 6
+  search_budget: {budget}
   proposals: 2
-  bc_epochs: 200
-  ppo_iterations: 1
+  bc_epochs: {bc}
+  ppo_iterations: {ppo}
   kl_coef: 0.5
   confirm_pairs: 6
-  holdout: {TMP}/corpus/train.tsv
-""")
+  holdout: "{TMP + '/corpus/train.tsv' if holdout else ''}"
+{more}""")
     return path
 
 
-def train(cfg, log, *more):
+def train(cfg, log, *more, env=ENV):
     return subprocess.run([MQSS, "train", "--config", cfg, "--log-dir",
                            os.path.join(TMP, log), *more],
-                          capture_output=True, text=True, env=ENV, timeout=900)
+                          capture_output=True, text=True, env=env, timeout=900)
+
+
+def fnv1a64(data):
+    h = 0xcbf29ce484222325
+    for b in data:
+        h = ((h ^ b) * 0x100000001b3) & 0xFFFFFFFFFFFFFFFF
+    return h
+
+
+def records(path):
+    """The checked records of a search_progress.tsv, in order: (module, kind,
+    evaluations, the winners.tsv line of the module or None)."""
+    out = []
+    with open(path, "rb") as f:
+        pieces = f.read().split(b"\n")
+    for line in pieces[:-1]:  # the last piece is empty or torn
+        body, _, tag = line.rpartition(b"\t")
+        if not tag.startswith(b"#") or fnv1a64(body) != int(tag[1:], 16):
+            continue
+        kind, evals, rest = body.decode().split("\t", 2)
+        module = int(rest.split("\t")[0])
+        out.append((module, kind, int(evals), rest + "\n" if kind == "S" else None))
+    return out
+
+
+def fold(recs):
+    """winners.tsv text and the row's search figures from a round's records."""
+    lines = {m: line for m, kind, _, line in recs if kind == "S"}
+    gains = [float(line.split("\t")[1]) for line in lines.values()]
+    return ("".join(lines[m] for m in sorted(lines)),
+            {"modules_searched": len(lines),
+             "search_evaluations": sum(e for _, kind, e, _ in recs if kind == "S"),
+             "winners": sum(int(line.split("\t")[2]) > 0 for line in lines.values()),
+             "search_gain": math.exp(sum(map(math.log, gains)) / len(gains)) if gains else None})
+
+
+def searched_now(stderr, rnd=0):
+    return sorted(int(m) for m in re.findall(rf"^round {rnd}: module \d+/\d+ searched: #(\d+) ",
+                                             stderr, re.M))
 
 
 def rows(log):
@@ -189,6 +246,93 @@ def main():
     r = train(config("two", 3), "two", "--resume")
     check(r.returncode == 0 and "3 rounds (resumed at round 2)" in r.stdout,
           f"raising expit.rounds did not continue the run: {r.stdout} {r.stderr[-1000:]}")
+
+    # 5. SIGKILL in the middle of the search phase, damaged records, --resume
+    shutil.copy(os.path.join(SRC, "tests", "lit", "Inputs", "math_chain.mlir"), corpus)
+    with open(os.path.join(corpus, "train3.tsv"), "w") as f:
+        f.write("\n".join(modules + ["math_chain.mlir"]) + "\n")
+    cfg = config("mid", 1, manifest="train3.tsv", budget=4, ppo=0, holdout=False)
+    r = train(cfg, "mid", env=dict(ENV, MQSS_EXPIT_KILL_AFTER="2"))
+    check(r.returncode == -signal.SIGKILL, f"the kill hook did not kill: {r.returncode} {r.stderr[-500:]}")
+    rdir = os.path.join(TMP, "mid", "round_0")
+    prog = os.path.join(rdir, "search_progress.tsv")
+    recs = records(prog) if os.path.exists(prog) else []
+    check([m for m, *_ in recs] == [0, 1], f"records before the kill: {recs}")
+    check(searched_now(r.stderr) == [0, 1], f"searched before the kill: {r.stderr[-500:]}")
+    check(not os.path.exists(os.path.join(rdir, "winners.tsv")), "the killed search wrote winners.tsv")
+    with open(prog) as f:
+        kept, second = f.readline(), f.readline()
+    with open(prog, "w") as f:  # damage the second record, then a torn third
+        f.write(kept + second.replace("\t4\t1\t", "\t3\t1\t", 1) + "S\t4\t2\t9.5\t0")
+    r = train(cfg, "mid", "--resume")
+    check(r.returncode == 0, f"resume inside the search failed: {r.stderr[-2000:]}")
+    check(searched_now(r.stderr) == [1, 2],
+          f"the resumed run searched {searched_now(r.stderr)}, not the modules left (1, 2)")
+    check("2 damaged or torn search records were dropped" in r.stderr,
+          f"no warning about the dropped records: {r.stderr[-500:]}")
+    with open(prog) as f:
+        check(f.readline() == kept, "the resume rewrote the record of module 0")
+    recs = records(prog)
+    check(sorted(m for m, *_ in recs) == [0, 1, 2] and len(recs) == 3, f"records after the resume: {recs}")
+    text, figs = fold(recs)
+    check(open(os.path.join(rdir, "winners.tsv")).read() == text,
+          "winners.tsv is not the fold of the recorded outcomes")
+    m = rows("mid")
+    for k, v in figs.items():
+        got = float(m[0][k]) if m else None
+        check(got is not None and abs(got - v) <= 1e-5 * abs(v),
+              f"expit.csv {k} is {got}, the records give {v}")
+    check(m and m[0]["modules_selected"] == "3", f"modules_selected: {m}")
+    # the uninterrupted run, on the same cache: the same candidates
+    r = train(cfg, "mid_straight")
+    check(r.returncode == 0, f"uninterrupted run failed: {r.stderr[-2000:]}")
+    srecs = records(os.path.join(TMP, "mid_straight", "round_0", "search_progress.tsv"))
+    check([(m, k, e) for m, k, e, _ in srecs] == sorted((m, k, e) for m, k, e, _ in recs),
+          f"outcomes differ from an uninterrupted run: {srecs} vs {recs}")
+
+    def masked(path):  # all but the confirmed speedup, a fresh measurement
+        with open(path) as f:
+            return [line.split("\t")[:1] + line.split("\t")[2:] for line in f]
+    straight = masked(os.path.join(TMP, "mid_straight", "round_0", "winners.tsv"))
+    check(masked(os.path.join(rdir, "winners.tsv")) == straight,
+          f"winners differ from an uninterrupted run:\n{straight}")
+    sm = rows("mid_straight")
+    for k in ("modules_searched", "search_evaluations", "winners", "modules_selected"):
+        check(m and sm and m[0][k] == sm[0][k], f"{k}: resumed {m[0][k] if m else None}, "
+              f"uninterrupted {sm[0][k] if sm else None}")
+
+    # 6. one module per round: rotation, persistent winners, hold-out every 2
+    cfg = config("rot", 3, manifest="train3.tsv", budget=4, ppo=0, bc=800,
+                 more="  modules_per_round: 1\n  holdout_every: 2\n")
+    r = train(cfg, "rot")
+    check(r.returncode == 0, f"modules_per_round run failed: {r.stderr[-2000:]}")
+    m = rows("rot") if r.returncode == 0 else []
+    check([x["modules_selected"] for x in m] == ["1"] * 3, f"modules_selected: {m}")
+    picked, before = [], {}
+    for rnd in range(3):
+        rdir = os.path.join(TMP, "rot", f"round_{rnd}")
+        recs = records(os.path.join(rdir, "search_progress.tsv"))
+        picked += [mod for mod, *_ in recs]
+        check(len(recs) == 1 and searched_now(r.stderr, rnd) == [recs[0][0]],
+              f"round {rnd} searched {recs}")
+        with open(os.path.join(rdir, "winners.tsv")) as f:
+            now = {int(line.split("\t")[0]): line for line in f}
+        for mod, line in before.items():
+            if mod not in [x for x, *_ in recs]:
+                check(now.get(mod) == line, f"round {rnd} lost the winner of module {mod}")
+        before = now
+    check(sorted(picked) == [0, 1, 2], f"the rounds searched modules {picked}, not each once")
+    check(sorted(before) == [0, 1, 2], f"the last round's winners cover {sorted(before)}")
+    for mod, name in enumerate(modules + ["math_chain.mlir"]):
+        sel = subprocess.run([MQSS, "select", os.path.join(corpus, name), "--catalog", CATALOG,
+                              "--max-steps", "2", "--policy",
+                              os.path.join(TMP, "rot", "round_2", "clone.safetensors")],
+                             capture_output=True, text=True, env=ENV)
+        want = before[mod].rstrip("\n").split("\t")[-1] if mod in before else ""
+        check(sel.stdout.strip() == (want or "builtin.module()"),
+              f"the last clone chose '{sel.stdout.strip()}' for {name}, its winner is '{want}'")
+    check([x["holdout_speedup"] == "nan" for x in m] == [True, False, False],
+          f"hold-out figures with holdout_every 2: {[x['holdout_speedup'] for x in m]}")
 
     print(f"{passed} passed, {len(failures)} failed")
     if not failures:

@@ -128,6 +128,22 @@ static void test_missing_file(void **state) {
   assert_contains(mqss_errmsg(*state), "cannot open '/nonexistent.yaml'");
 }
 
+// The long run's committed config loads (every key known, in range) and
+// keeps what docs/TRAINING.md promises: >= 28k PPO environment steps, a
+// rotating subset of modules per round.
+static void test_long_run_config(void **state) {
+  train_config c;
+  train_config_defaults(&c);
+  mqss_status st = train_config_load(*state, MQSS_SOURCE_DIR "/configs/expit.yaml", &c);
+  if (st != MQSS_OK)
+    fail_msg("%s", mqss_errmsg(*state));
+  long long steps = (long long)c.expit_rounds * c.expit_ppo_iterations * c.rollout_steps;
+  if (steps < 28000)
+    fail_msg("configs/expit.yaml gives %lld PPO steps (< 28k)", steps);
+  assert_true(c.expit_modules_per_round > 0);
+  assert_true(c.expit_holdout_every >= 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_shipped_file_matches_defaults, setup, teardown),
@@ -136,6 +152,7 @@ int main(void) {
       cmocka_unit_test(test_format_lists_every_key),
       cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
       cmocka_unit_test(test_task_timeout_saturates),
+      cmocka_unit_test_setup_teardown(test_long_run_config, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
