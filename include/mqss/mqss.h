@@ -1077,6 +1077,9 @@ typedef struct mqss_selection mqss_selection;
 /// working copy; stops at STOP. An action whose pipeline fails on the
 /// working copy, or which would complete a sequence recorded as bad for this
 /// module in opts->cache_dir, is masked and the step is chosen again.
+/// A schedule decision addresses the focus op (its mqss_decision.op is the
+/// op's tag) when that op is of one of the action's kinds; the working copy
+/// is tagged first (docs/POLICY.md, "Per-op targeting").
 /// Deterministic unless opts->sample. `opts` may be NULL. Errors go to the
 /// module's session. On success stores the result in `*out`; destroy it with
 /// mqss_selection_destroy().
@@ -1131,7 +1134,9 @@ const char *mqss_selection_step_pipeline(const mqss_selection *selection,
 
 /// The whole selection as one pipeline that mlir-opt --pass-pipeline accepts:
 /// "builtin.module(P1,P2,...)" ("builtin.module()" when empty). Owned by the
-/// selection.
+/// selection. Decisions that address one op match it by its mqss.id tag:
+/// mqss_module_run_pipeline() tags the module before the first schedule;
+/// give mlir-opt the module tagged by mqss_module_tag_ops().
 const char *mqss_selection_pipeline(const mqss_selection *selection);
 
 /// The transform library of the selection's schedule actions: one module
