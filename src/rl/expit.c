@@ -51,7 +51,8 @@ static mqss_status write_atomic(mqss_session *s, const char *path,
 }
 
 // winners.tsv: index, speedup, n, then n decisions "action:u0,u1,..." (hex
-// floats, exact), then the pipeline.
+// floats, exact; "action@op:..." when the decision addresses one op), then
+// the pipeline.
 static mqss_status save_winners(mqss_session *s, const char *path,
                                 const winner *w, int n) {
   strbuf sb = {0};
@@ -60,7 +61,10 @@ static mqss_status save_winners(mqss_session *s, const char *path,
       continue;
     sb_printf(&sb, "%d\t%.17g\t%d", i, w[i].speedup, w[i].n);
     for (int k = 0; k < w[i].n; k++) {
-      sb_printf(&sb, "\t%d:", w[i].d[k].action);
+      sb_printf(&sb, "\t%d", w[i].d[k].action);
+      if (w[i].d[k].op)
+        sb_printf(&sb, "@%lld", (long long)w[i].d[k].op);
+      sb_printf(&sb, ":");
       for (int p = 0; p < MQSS_MAX_PARAMS; p++)
         sb_printf(&sb, "%s%a", p ? "," : "", (double)w[i].d[k].u[p]);
     }
@@ -96,6 +100,8 @@ static mqss_status load_winners(mqss_session *s, const char *path, winner *w,
     w[i].speedup = sp;
     for (int d = 0; d < k; d++) {
       w[i].d[d] = (mqss_decision){.action = (int)strtol(end + 1, &end, 10)};
+      if (*end == '@')
+        w[i].d[d].op = strtoll(end + 1, &end, 10);
       for (int q = 0; q < MQSS_MAX_PARAMS; q++)
         w[i].d[d].u[q] = strtof(end + 1, &end); // skips ':' and ','
     }
