@@ -183,6 +183,26 @@ MlirOperation find_function(const mqss_module *m, const char *name);
 bool decision_fits(const mqss_module *m, const mqss_catalog *c,
                    const mqss_decision *d, char *why, size_t why_len);
 
+// The focus op (focus.c): the linalg op the state centres on and that
+// schedule decisions address (op_shape_focus_better says which).
+typedef struct {
+  MlirOperation op; // null when no op qualifies
+  int64_t tag;      // its mqss.id tag, 0 when it has none
+  char kind[64];    // its op name ("linalg.matmul")
+} linalg_focus;
+// Finds the focus op among the linalg ops under `scope`.
+void linalg_focus_find(MlirOperation scope, linalg_focus *out);
+// The per-op rule: the `op` of a decision of action a when f is the focus
+// of its scope. f's tag when a is a schedule action, the focus is tagged
+// and one of a's op kinds; else 0 (every op of a's kinds in scope). The
+// safety mask, the environment, selection, explanation and search all
+// decide through it, so training and selection address the same ops.
+int64_t focus_target(const mqss_action *a, const linalg_focus *f);
+// focus_target for decision d on m, the focus taken in d's scope (its
+// target function, or the module). 0 for a STOP or a non-schedule action.
+int64_t decision_focus(const mqss_module *m, const mqss_catalog *c,
+                       const mqss_decision *d);
+
 // What the safety layer needs to know about a piece of IR, from one walk.
 typedef struct {
   unsigned stages;       // MQSS_STAGE_* bits present

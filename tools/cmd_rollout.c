@@ -97,6 +97,8 @@ static void print_text(const mqss_catalog *cat, const collected *c,
              mqss_catalog_action(cat, in->action)->name,
              mqss_step_status_name(in->status), t->steps[i].reward);
       print_params(cat, in, stdout);
+      if (in->op) // the linalg op (mqss.id) the decision addressed
+        printf(" op=%lld", (long long)in->op);
       if (in->reason[0])
         printf("  (%s)", in->reason);
       printf("\n");
@@ -135,6 +137,8 @@ static cJSON *step_json(const mqss_catalog *cat, const mqss_rollout_record *r,
   cJSON *s = cJSON_CreateObject();
   cJSON_AddNumberToObject(s, "step", i);
   cJSON_AddStringToObject(s, "action", a->name);
+  if (in->op)
+    cJSON_AddNumberToObject(s, "op", (double)in->op);
   cJSON_AddStringToObject(s, "status", mqss_step_status_name(in->status));
   cJSON *p = cJSON_AddObjectToObject(s, "params");
   for (int k = 0; k < in->n_params; k++) {

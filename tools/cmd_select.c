@@ -129,6 +129,8 @@ static void print_json(const mqss_policy *p, const mqss_selection *sel) {
     const mqss_action *a = mqss_catalog_action(c, d->action);
     cJSON *st = cJSON_CreateObject();
     cJSON_AddStringToObject(st, "action", a->name);
+    if (d->op) // the linalg op (mqss.id) a schedule decision addresses
+      cJSON_AddNumberToObject(st, "op", (double)d->op);
     cJSON_AddStringToObject(st, "pipeline", mqss_selection_step_pipeline(sel, i));
     cJSON *params = cJSON_AddObjectToObject(st, "params");
     for (int k = 0; k < a->n_params; k++) {
@@ -186,7 +188,7 @@ int cmd_select(int argc, char **argv) {
   policy_cli o = {0};
   const char *file = NULL, *random_out = NULL, *arch = NULL;
   bool json = false;
-  const char *emit = NULL;
+  const char *emit = NULL, *emit_tagged = NULL;
   for (int i = 1; i < argc; i++) {
     int r = policy_cli_option(&o, argc, argv, &i);
     if (r < 0)
@@ -197,6 +199,8 @@ int cmd_select(int argc, char **argv) {
       json = true;
     } else if (!strcmp(argv[i], "--emit-schedule") && i + 1 < argc) {
       emit = argv[++i];
+    } else if (!strcmp(argv[i], "--emit-tagged") && i + 1 < argc) {
+      emit_tagged = argv[++i];
     } else if (!strcmp(argv[i], "--init-random-policy") && i + 1 < argc) {
       random_out = argv[++i];
     } else if (!strcmp(argv[i], "--arch") && i + 1 < argc) {
@@ -244,6 +248,10 @@ int cmd_select(int argc, char **argv) {
         printf("%s\n", mqss_selection_pipeline(sel));
       if (emit)
         rc = write_text(emit, mqss_selection_schedule(sel));
+      if (emit_tagged && !rc) // as the pipeline's first schedule tags it
+        rc = mqss_module_tag_ops(m, NULL) == MQSS_OK
+                 ? write_text(emit_tagged, mqss_module_to_string(m))
+                 : cli_error("select: %s", mqss_errmsg(s));
     }
   }
   mqss_selection_destroy(sel);

@@ -239,7 +239,10 @@ static const cli_command commands[] = {
      "of the source tree) and prints the pipeline it chooses for FILE, as one\n"
      "builtin.module(...) string that mlir-opt --pass-pipeline accepts. Greedy\n"
      "unless --sample. Passes run in a forked child: one that crashes or hangs\n"
-     "is avoided and said on stderr. See docs/POLICY.md.\n"
+     "is avoided and said on stderr. A schedule decision addresses the linalg\n"
+     "op the state focuses on by its mqss.id tag: mqss tags FILE before the\n"
+     "pipeline's first schedule runs; mlir-opt needs the tagged module\n"
+     "(--emit-tagged, or 'mqss opt --tag'). See docs/POLICY.md.\n"
      "\n"
      "  --policy P                policy file (.safetensors)\n"
      "  --catalog PATH            action catalog (default data/catalog.yaml)\n"
@@ -260,6 +263,8 @@ static const cli_command commands[] = {
      "                            so far (0: exactly one step)\n"
      "  --emit-schedule OUT       write the transform library of the selection's\n"
      "                            schedule actions (docs/SCHEDULES.md)\n"
+     "  --emit-tagged OUT         write FILE with its linalg ops tagged: the\n"
+     "                            input on which mlir-opt replays the pipeline\n"
      "  --init-random-policy OUT  write an UNTRAINED random policy (tests only)\n",
      cmd_select},
     {"compile", "select with a policy, lower to LLVM, write .mlir/.ll/.o",

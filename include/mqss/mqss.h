@@ -138,6 +138,9 @@ mqss_session *mqss_module_session(const mqss_module *module);
 ///  - MQSS_ERR_VERIFY when the pipeline left invalid IR;
 ///  - MQSS_ERR_PASS_FAILED when a pass signalled failure.
 /// On failure the module may have been partly transformed.
+/// A pipeline that runs the transform interpreter (a schedule action) first
+/// tags the module's linalg ops (mqss_module_tag_ops) when none carries a
+/// tag yet, so that schedules that address one op by its tag find it.
 /// Nothing is printed: LLVM's option parser writes the reason for a bad pass
 /// option to file descriptor 2, so while the text is parsed fd 2 is
 /// redirected (under a process-wide lock) and that text joins the message.
@@ -608,7 +611,9 @@ typedef struct {
   int64_t op;                  ///< schedule actions: the `mqss.id` tag of the
                                ///< one linalg op to transform (see
                                ///< mqss_module_tag_ops), or 0: every op of
-                               ///< the action's kinds in scope
+                               ///< the action's kinds in scope. The policy
+                               ///< (select, the environment) sets it to the
+                               ///< focus op's tag (docs/POLICY.md)
 } mqss_decision;
 
 /// Formats the pipeline `decision` runs, anchored: "func.func(P)" or
@@ -637,7 +642,8 @@ char *mqss_decision_schedule(const mqss_catalog *catalog,
 /// (1 in a fresh module, in walk order), so a decision can address one op
 /// (mqss_decision.op). The tag survives bufferization and tiling. Writes the
 /// number of ops tagged into `n_tagged` (may be NULL). Applying a schedule
-/// action tags the module first.
+/// action, or running a pipeline with a schedule, tags a module that has no
+/// tag yet first; selection and the environment tag their copy up front.
 mqss_status mqss_module_tag_ops(mqss_module *module, int *n_tagged);
 
 /// Applies `decision` to `module` in place. STOP does nothing. A targeted
@@ -883,6 +889,8 @@ typedef struct {
   int perf_available;     ///< hardware cycle counters work here
   int notice;             ///< nonzero on the first step that has a notice
                           ///< (see mqss_env_notice)
+  int64_t op;             ///< the op the decision addressed (its mqss.id),
+                          ///< 0: every op of the action's kinds, or none
 } mqss_env_info;
 
 /// Starts an episode on a clone of `module` (which is not modified and may be
@@ -899,7 +907,10 @@ mqss_status mqss_env_reset(mqss_env *env, const mqss_module *module,
 /// shaping term. When the episode ends (STOP or max_steps) the episode's
 /// pipeline is measured in the sandbox and the final reward is added;
 /// `*done` is then 1 and further steps fail until the next reset. `obs`,
-/// `reward`, `done` and `info` may each be NULL.
+/// `reward`, `done` and `info` may each be NULL. A schedule decision with
+/// op 0 addresses the focus op when it is of one of the action's kinds, as
+/// selection does (the per-op rule, docs/POLICY.md); the episode's module
+/// is tagged (mqss_module_tag_ops) at reset.
 mqss_status mqss_env_step(mqss_env *env, const mqss_decision *decision,
                           mqss_env_obs *obs, float *reward, int *done,
                           mqss_env_info *info);
@@ -1066,6 +1077,9 @@ typedef struct mqss_selection mqss_selection;
 /// working copy; stops at STOP. An action whose pipeline fails on the
 /// working copy, or which would complete a sequence recorded as bad for this
 /// module in opts->cache_dir, is masked and the step is chosen again.
+/// A schedule decision addresses the focus op (its mqss_decision.op is the
+/// op's tag) when that op is of one of the action's kinds; the working copy
+/// is tagged first (docs/POLICY.md, "Per-op targeting").
 /// Deterministic unless opts->sample. `opts` may be NULL. Errors go to the
 /// module's session. On success stores the result in `*out`; destroy it with
 /// mqss_selection_destroy().
@@ -1120,7 +1134,9 @@ const char *mqss_selection_step_pipeline(const mqss_selection *selection,
 
 /// The whole selection as one pipeline that mlir-opt --pass-pipeline accepts:
 /// "builtin.module(P1,P2,...)" ("builtin.module()" when empty). Owned by the
-/// selection.
+/// selection. Decisions that address one op match it by its mqss.id tag:
+/// mqss_module_run_pipeline() tags the module before the first schedule;
+/// give mlir-opt the module tagged by mqss_module_tag_ops().
 const char *mqss_selection_pipeline(const mqss_selection *selection);
 
 /// The transform library of the selection's schedule actions: one module

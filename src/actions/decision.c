@@ -12,6 +12,7 @@
 // function after each pass. MLIR's pipeline text itself has no way to name a
 // function.
 #include "internal.h"
+#include "actions/linalg_ops.h"
 #include "actions/schedule.h"
 
 #include <math.h>
@@ -179,10 +180,12 @@ bool decision_fits(const mqss_module *m, const mqss_catalog *c,
   MlirOperation scope = d->target ? find_function(m, d->target)
                                   : mlirModuleGetOperation(m->mod);
   return !mlirOperationIsNull(scope) &&
-         schedule_applies(scope, a, d, why, why_len);
+         schedule_applies(scope, a, d, d->op, why, why_len);
 }
 
-// A schedule action: tags the linalg ops (so the script can address them),
+// A schedule action: tags the linalg ops when the module has no tag yet
+// (as mqss_module_run_pipeline does before a transform interpreter, so that
+// a replay of the pipeline text tags the same ops alike),
 // refuses sizes that do not divide or vectors over the bound, and runs the
 // schedule's pipeline on the module (the script itself restricts it to the
 // target function and op).
@@ -196,8 +199,8 @@ static mqss_status apply_schedule(mqss_module *m, const mqss_action *a,
     return fail(s, MQSS_ERR_INVALID_ARG, "'%s' has no function @%s to scope "
                 "action '%s' to", m->name, d->target, a->name);
   char why[256];
-  mqss_module_tag_ops(m, NULL);
-  if (!schedule_applies(scope, a, d, why, sizeof why))
+  linalg_tag_once(mlirModuleGetOperation(m->mod));
+  if (!schedule_applies(scope, a, d, d->op, why, sizeof why))
     return fail(s, MQSS_ERR_INVALID_ARG, "action '%s' does not apply to "
                 "'%s': %s", a->name, m->name, why);
   char *text = NULL;

@@ -162,6 +162,11 @@ int64_t linalg_op_tag(MlirOperation op) {
              : 0;
 }
 
+bool linalg_op_tiled(MlirOperation op) {
+  return !mlirAttributeIsNull(mlirOperationGetAttributeByName(
+      op, mlirStringRefCreateFromCString(LINALG_TILED)));
+}
+
 static bool is_linalg(MlirOperation op) {
   MlirStringRef s = mlirIdentifierStr(mlirOperationGetName(op));
   return s.length > 7 && !memcmp(s.data, "linalg.", 7) &&
@@ -170,7 +175,7 @@ static bool is_linalg(MlirOperation op) {
 
 typedef struct {
   int64_t max;
-  int tagged;
+  int tagged, linalg;
   MlirContext ctx;
 } tagger;
 
@@ -179,6 +184,7 @@ static MlirWalkResult find_max(MlirOperation op, void *user) {
   int64_t id = linalg_op_tag(op);
   if (id > t->max)
     t->max = id;
+  t->linalg += is_linalg(op);
   return MlirWalkResultAdvance;
 }
 
@@ -193,16 +199,32 @@ static MlirWalkResult tag_one(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
+// Tags the untagged linalg ops under root, numbering on from the largest
+// tag (or only counts the tags present, with `count_only`).
+static tagger tag_ops(MlirOperation root, bool count_only) {
+  tagger t = {.ctx = mlirOperationGetContext(root)};
+  mlirOperationWalk(root, find_max, &t, MlirWalkPreOrder);
+  if (!count_only)
+    mlirOperationWalk(root, tag_one, &t, MlirWalkPreOrder);
+  return t;
+}
+
 mqss_status mqss_module_tag_ops(mqss_module *m, int *n_tagged) {
   if (!m)
     return MQSS_ERR_INVALID_ARG;
-  MlirOperation root = mlirModuleGetOperation(m->mod);
-  tagger t = {.ctx = mlirOperationGetContext(root)};
-  mlirOperationWalk(root, find_max, &t, MlirWalkPreOrder);
-  mlirOperationWalk(root, tag_one, &t, MlirWalkPreOrder);
+  tagger t = tag_ops(mlirModuleGetOperation(m->mod), false);
   if (n_tagged)
     *n_tagged = t.tagged;
   return MQSS_OK;
+}
+
+bool linalg_needs_tags(MlirOperation root) {
+  tagger t = tag_ops(root, true);
+  return t.max == 0 && t.linalg > 0;
+}
+
+int linalg_tag_once(MlirOperation root) {
+  return linalg_needs_tags(root) ? tag_ops(root, false).tagged : 0;
 }
 
 // ----------------------------------------------------------------------------

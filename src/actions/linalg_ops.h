@@ -8,6 +8,9 @@
 
 // Name of the discardable attribute that tags linalg ops.
 #define LINALG_TAG "mqss.id"
+// Name of the unit attribute the tiling steps of a schedule set on the ops
+// they tiled: such an op is no longer the focus of the state (focus.c).
+#define LINALG_TILED "mqss.tiled"
 // Most loops a schedule's target op may have.
 #define LINALG_MAX_RANK 8
 
@@ -32,6 +35,14 @@ bool linalg_loop_is_reduction(MlirOperation op, int d);
 int linalg_loop_extents(MlirOperation op, int64_t *ext);
 // The op's tag, or 0 when it has none.
 int64_t linalg_op_tag(MlirOperation op);
+// True when a schedule tiled the op (it carries LINALG_TILED).
+bool linalg_op_tiled(MlirOperation op);
+// Tags the linalg ops under root (mqss_module_tag_ops) when none of them
+// carries a tag yet, so that the numbering is the one `mqss opt --tag` gives
+// the module as it was first tagged. Returns the number of ops tagged.
+int linalg_tag_once(MlirOperation root);
+// True when linalg_tag_once(root) would tag something.
+bool linalg_needs_tags(MlirOperation root);
 
 // Visits op; returns false to stop the walk.
 typedef bool (*linalg_visit_fn)(MlirOperation op, void *user);

@@ -3,7 +3,8 @@
 // names); each action's requires / forbids / needs lists from the catalog
 // are then checked against that summary. It knows nothing about specific
 // passes: the rules are data in data/catalog.yaml; schedule actions add the
-// op-level checks of schedule_check.c. It does not run passes.
+// op-level checks of schedule_check.c, on the op a decision would address
+// (focus.c). It does not run passes.
 #include "internal.h"
 #include "actions/schedule.h"
 
@@ -121,12 +122,29 @@ static void stage_list(unsigned bits, char *buf, size_t len) {
                                used ? "+" : "", mqss_stage_name(b));
 }
 
+// The focus op of a scope, found the first time a schedule action asks.
+typedef struct {
+  MlirOperation scope;
+  bool found;
+  linalg_focus f;
+} lazy_focus;
+
+static const linalg_focus *focus_of(lazy_focus *lf) {
+  if (!lf->found)
+    linalg_focus_find(lf->scope, &lf->f);
+  lf->found = true;
+  return &lf->f;
+}
+
 // The reason action `a` is blocked on `sum` (the summary of `scope`), into
 // why (when not NULL: the mask does not format reasons); true when allowed.
-// Schedule actions also need an op they can transform (schedule_check.c).
+// Schedule actions also need an op they can transform (schedule_check.c):
+// the focus op when a decision would address it (focus_target), else every
+// op of their kinds.
 static bool check(const mqss_action *a, const ir_summary *sum,
-                  MlirOperation scope, bool scoped, char *why,
+                  lazy_focus *focus, bool scoped, char *why,
                   size_t why_len) {
+  MlirOperation scope = focus->scope;
   char want[128], have[128];
   if (a->is_stop)
     return true;
@@ -159,7 +177,8 @@ static bool check(const mqss_action *a, const ir_summary *sum,
   for (int i = 0; i < a->n_needs && !ok; i++)
     ok = ir_summary_has(sum, a->needs[i]);
   if (ok && a->n_steps) {
-    ok = schedule_applies(scope, a, NULL, why, why_len);
+    ok = schedule_applies(scope, a, NULL, focus_target(a, focus_of(focus)),
+                          why, why_len);
     if (ok && why)
       snprintf(why, why_len, "allowed");
     return ok;
@@ -214,7 +233,8 @@ int mqss_action_check(const mqss_module *m, const mqss_catalog *c, int action,
     snprintf(why, why_len, "blocked: no function @%s in the module", target);
     return 0;
   }
-  bool ok = check(a, &sum, scope, target != NULL, why, why_len);
+  lazy_focus focus = {.scope = scope};
+  bool ok = check(a, &sum, &focus, target != NULL, why, why_len);
   ir_summary_free(&sum);
   return ok;
 }
@@ -227,10 +247,11 @@ int mqss_action_mask(const mqss_module *m, const mqss_catalog *c,
   ir_summary sum;
   MlirOperation scope;
   bool found = scan(m, target, &sum, &scope);
+  lazy_focus focus = {.scope = scope};
   for (int i = 0; i < n; i++) {
     const mqss_action *a = mqss_catalog_action(c, i);
     mask[i] = a->is_stop ||
-              (found && check(a, &sum, scope, target != NULL, NULL, 0));
+              (found && check(a, &sum, &focus, target != NULL, NULL, 0));
     allowed += mask[i];
   }
   ir_summary_free(&sum);

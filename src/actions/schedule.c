@@ -64,6 +64,11 @@ int64_t schedule_tile_size(const builder *b, int rank, int loop,
   return fill;
 }
 
+void schedule_mark_tiled(builder *b, int kind) {
+  line(b, "transform.annotate %%k%d_%d \"" LINALG_TILED "\" : " ANY, kind,
+       b->version + 1);
+}
+
 int schedule_tiled_rank(const mqss_action *a, const char *kind) {
   int rank = linalg_kind_rank(kind);
   if (rank >= 0)
@@ -123,6 +128,7 @@ static void step_tile(builder *b, int64_t fill, bool reorder) {
          b->version + 1, i, b->counter, loops, i, b->version,
          sizes.data ? sizes.data : "", order.data ? order.data : "",
          types.data ? types.data : "");
+    schedule_mark_tiled(b, i);
     sb_free(&sizes);
     sb_free(&types);
     sb_free(&order);

@@ -79,6 +79,9 @@ int64_t schedule_tile_size(const schedule_builder *b, int rank, int loop,
 // kind of unknown rank (linalg.generic) one more than the largest `dim` of
 // the divisor parameters.
 int schedule_tiled_rank(const mqss_action *a, const char *kind);
+// Marks the ops of handle %k<kind>_<version + 1> (the tiled ops a step just
+// defined) with LINALG_TILED, so that the focus moves on (focus.c).
+void schedule_mark_tiled(schedule_builder *b, int kind);
 // The " attributes {mqss.id = N : i64}" match filter of a decision that
 // targets one op, or "" (out: len bytes).
 void schedule_id_filter(const mqss_decision *d, char *out, size_t len);
@@ -128,14 +131,16 @@ char *schedule_script(const mqss_action *a, const mqss_decision *d,
 mqss_status schedule_pipeline(mqss_session *s, const mqss_action *a,
                               const mqss_decision *d, char **out);
 
-// Whether schedule action a applies in `scope`. With d == NULL (the mask,
-// for an untargeted decision): every op of the action's kinds in scope has
+// Whether schedule action a applies in `scope` to the ops of its kinds,
+// only the one tagged `id` when id != 0 (d->op for a decision; the mask
+// passes focus_target's). With d == NULL (the mask): every such op has
 // static loops, a candidate of every size parameter divides its loop, and
-// the vector bound can be met. With d: every op d targets fits d's sizes.
+// the vector bound can be met. With d: every such op fits d's sizes.
 // Either way there must be at least one op. Writes the
 // reason into why (why_len bytes) when it does not apply.
 bool schedule_applies(MlirOperation scope, const mqss_action *a,
-                      const mqss_decision *d, char *why, size_t why_len);
+                      const mqss_decision *d, int64_t id, char *why,
+                      size_t why_len);
 
 // Drops the transform-preload-library passes from `pipeline` whose library
 // this session has loaded already, after loading the others once: MLIR keeps

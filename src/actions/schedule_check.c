@@ -213,17 +213,18 @@ static bool visit(MlirOperation op, void *user) {
 }
 
 bool schedule_applies(MlirOperation scope, const mqss_action *a,
-                      const mqss_decision *d, char *why, size_t why_len) {
+                      const mqss_decision *d, int64_t id, char *why,
+                      size_t why_len) {
   checker c = {.a = a, .d = d, .flags = schedule_action_flags(a)};
   if (!a->n_ops)
     return true;
-  linalg_for_each(scope, a->ops, a->n_ops, d ? d->op : 0, visit, &c);
+  linalg_for_each(scope, a->ops, a->n_ops, id, visit, &c);
   if (c.matched && c.fitting == c.matched)
     return true;
   if (why && why_len) {
-    if (!c.matched && d && d->op)
+    if (!c.matched && id)
       snprintf(why, why_len, "blocked: no %s op tagged mqss.id = %lld",
-               a->ops[0], (long long)d->op);
+               a->ops[0], (long long)id);
     else if (!c.matched)
       snprintf(why, why_len, "blocked: needs one of the ops it schedules "
                "(%s...); none in scope", a->ops[0]);

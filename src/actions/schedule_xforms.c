@@ -103,6 +103,7 @@ static void step_fuse(schedule_builder *b) {
                   "%%k%d_%d [%s] : (" ANY ") -> (" ANY "%s)", i,
                   b->version + 1, i, b->counter, loops, i, b->version,
                   sizes.data ? sizes.data : "", types.data ? types.data : "");
+    schedule_mark_tiled(b, i);
     sb_free(&sizes);
     sb_free(&types);
   }
@@ -151,6 +152,7 @@ static void step_pad_tile(schedule_builder *b) {
                   "transform.structured.tile_using_for %%padded%d tile_sizes "
                   "[%s] : (" ANY ") -> (" ANY ", " ANY ")", i, b->version + 1,
                   n, n, inner.data);
+    schedule_mark_tiled(b, i);
     sb_free(&outer);
     sb_free(&inner);
     sb_free(&values);

@@ -6,6 +6,7 @@
 // policy does) and does not fork by itself except through mqss_measure().
 #define _GNU_SOURCE
 #include "env/env.h"
+#include "actions/linalg_ops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -228,6 +229,9 @@ mqss_status mqss_env_reset(mqss_env *e, const mqss_module *module,
   e->current = mqss_module_clone(module);
   if (!e->original || !e->current)
     return fail(e->session, MQSS_ERR_NOMEM, "out of memory");
+  // Decisions address ops by tag; the measured pipeline tags the original
+  // alike when it first runs a schedule (mqss_module_run_pipeline).
+  linalg_tag_once(mlirModuleGetOperation(e->current->mod));
   mqss_status st = get_baseline(e, baseline);
   if (st != MQSS_OK)
     return st;
@@ -285,23 +289,30 @@ static mqss_status finish_episode(mqss_env *e, mqss_env_info *info) {
   return MQSS_OK;
 }
 
-mqss_status mqss_env_step(mqss_env *e, const mqss_decision *d,
+mqss_status mqss_env_step(mqss_env *e, const mqss_decision *given,
                           mqss_env_obs *obs, float *reward, int *done,
                           mqss_env_info *info_out) {
-  if (!e || !d)
+  if (!e || !given)
     return e ? fail(e->session, MQSS_ERR_INVALID_ARG, "env: NULL decision")
              : MQSS_ERR_INVALID_ARG;
   if (!e->current || e->done)
     return fail(e->session, MQSS_ERR_INVALID_ARG,
                 "env: step without an episode; call mqss_env_reset first");
-  const mqss_action *a = mqss_catalog_action(e->catalog, d->action);
+  const mqss_action *a = mqss_catalog_action(e->catalog, given->action);
   if (!a)
     return fail(e->session, MQSS_ERR_INVALID_ARG,
-                "env: action %d is not in the catalog (0..%d)", d->action,
+                "env: action %d is not in the catalog (0..%d)", given->action,
                 e->n_actions - 1);
+  // The per-op rule (focus.c), as in selection: the mask already checked
+  // the op it picks.
+  mqss_decision dd = *given;
+  const mqss_decision *d = &dd;
+  if (!dd.op)
+    dd.op = decision_focus(e->current, e->catalog, &dd);
   mqss_env_info local, *info = info_out ? info_out : &local;
   memset(info, 0, sizeof *info);
   info->action = d->action;
+  info->op = d->op;
   info->n_params = a->n_params;
   for (int i = 0; i < a->n_params; i++)
     info->params[i] = mqss_param_map(&a->params[i], d->u[i]);

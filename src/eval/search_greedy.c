@@ -19,6 +19,7 @@
 // follow the mask): it has just run successfully in the sandbox. It does
 // not measure anything itself (search.c does).
 #include "eval/search.h"
+#include "actions/linalg_ops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -55,10 +56,13 @@ static int param_grid(const mqss_param *p, float *u, int max) {
 // Measures decision d appended to the sequence, unless the safety layer
 // would refuse it or the step has tried the same text. Sets *ms to its
 // run time when it ran correctly, else leaves it alone.
-static mqss_status try_decision(step_state *s, const mqss_decision *d,
+static mqss_status try_decision(step_state *s, const mqss_decision *given,
                                 double *ms) {
   search_ctx *c = s->c;
   mqss_session *ses = mqss_module_session(c->module);
+  mqss_decision dd = *given;
+  const mqss_decision *d = &dd;
+  dd.op = decision_focus(s->cur, c->catalog, &dd); // the per-op rule
   if (!search_budget_left(c) || !decision_fits(s->cur, c->catalog, d, NULL, 0))
     return MQSS_OK;
   s->seq[s->len] = *d;
@@ -192,6 +196,8 @@ mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
               "search: out of memory");
     goto done;
   }
+  // numbered as the measurement numbers the module (mqss_module_run_pipeline)
+  linalg_tag_once(mlirModuleGetOperation(cur->mod));
   if (n > max_len)
     n = max_len;
   for (int i = 0; i < n; i++) { // the start has been measured: it applies

@@ -3,13 +3,16 @@
 // the sequence has produced so far (STOP included, except as the first
 // decision: the empty sequence is evaluation 0), parameters uniform in
 // [-1, 1]. To make the mask follow the IR, the decisions are applied one by
-// one to a clone of the module. That happens in a child (util/proc.c), because
-// passes can crash: the child streams each decision (and the RNG state after
-// drawing it) before applying it, so a crash or a hang simply ends the
-// sequence at the decision that caused it (the measurement then records the
-// failure). The candidate's joined pipeline is measured on the original
+// one to a clone of the module (tagged, each schedule decision addressing
+// the focus op as the policy's would: focus.c). That happens in a child
+// (util/proc.c), because passes can crash: the child streams each decision
+// (and the RNG state after drawing it) before applying it, so a crash or a
+// hang simply ends the sequence at the decision that caused it (the
+// measurement then records the failure). The candidate's joined pipeline is measured on the original
 // module. It does not measure anything itself (search.c does).
 #include "eval/search.h"
+
+#include "actions/linalg_ops.h"
 #include "util/proc.h"
 
 #include <errno.h>
@@ -29,6 +32,7 @@ typedef struct {
   int32_t action;
   float u[MQSS_MAX_PARAMS];
   uint64_t rng; // RNG state after this record's draws
+  int64_t op;   // the op the decision addresses (focus.c), 0: all
 } sample_rec;
 
 static void put(int fd, const sample_rec *r) {
@@ -52,6 +56,8 @@ static void sample_child(void *arg, int fd) {
   mqss_module *cur = mqss_module_clone(c->module);
   if (!mask || !allowed || !cur)
     _exit(2);
+  // numbered as the measurement numbers the module (mqss_module_run_pipeline)
+  linalg_tag_once(mlirModuleGetOperation(cur->mod));
   for (int step = 0;; step++) {
     sample_rec r = {0};
     if (step == c->opts->max_len) {
@@ -77,11 +83,12 @@ static void sample_child(void *arg, int fd) {
       r.u[p] = (float)(2.0 * search_rng_uniform(&rng) - 1.0);
     r.rng = rng.s;
     r.kind = act->is_stop ? REC_STOP : REC_DECISION;
+    mqss_decision d = {.action = r.action};
+    memcpy(d.u, r.u, sizeof d.u);
+    r.op = d.op = decision_focus(cur, cat, &d); // the per-op rule
     put(fd, &r);
     if (act->is_stop)
       break;
-    mqss_decision d = {.action = r.action};
-    memcpy(d.u, r.u, sizeof d.u);
     if (mqss_decision_apply(cur, cat, &d) != MQSS_OK) {
       sample_rec f = {.kind = REC_FAILED, .rng = rng.s};
       put(fd, &f);
@@ -109,7 +116,7 @@ static size_t take_records(void *ctx, const char *data, size_t len) {
     memcpy(&r, data + used, sizeof r);
     k->rng->s = r.rng;
     if (r.kind == REC_DECISION && *k->n < k->c->opts->max_len) {
-      k->d[*k->n] = (mqss_decision){.action = r.action};
+      k->d[*k->n] = (mqss_decision){.action = r.action, .op = r.op};
       memcpy(k->d[*k->n].u, r.u, sizeof r.u);
       (*k->n)++;
     }

@@ -2,7 +2,8 @@
 // counts (op kinds, sizes, nesting, operands), semantic estimates (flops,
 // bytes, iterators, accesses, loops, types, dependences) and the shapes of
 // the linalg ops (which tile sizes divide their loops, flop/byte, and the
-// heaviest op, the "focus"); the context level comes from the caller's
+// heaviest op not yet tiled, the "focus" of op_shape_focus_better, which
+// schedule decisions address: focus.c); the context level comes from the caller's
 // action history. Indices and their meaning are in layout.h. It does not
 // modify the IR.
 #include "features/irscan.h"
@@ -44,7 +45,8 @@ typedef struct {
   double compute, math, div, cmp, flt, integ;
   // per-op shapes
   double op_loops, op_static, tile_div[N_TILES], opi_max, opi_min;
-  op_shape focus; // the linalg op with known loops and the most flops
+  op_shape focus; // op_shape_focus_better: the untiled linalg op with known
+                  // loops and the most flops
   bool have_focus;
   // memory accesses in walk order, for loop-carried memory dependences
   access *acc;
@@ -113,7 +115,7 @@ static void see_shape(stats *s, const op_shape *sh) {
     for (int k = 0; k < N_TILES; k++)
       s->tile_div[k] += (bits >> k) & 1u;
   }
-  if (!s->have_focus || sh->flops > s->focus.flops) {
+  if (op_shape_focus_better(sh, s->have_focus ? &s->focus : NULL)) {
     s->focus = *sh;
     s->have_focus = true;
   }

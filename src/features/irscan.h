@@ -90,6 +90,7 @@ typedef struct {
   int n_loops;         // loops whose extents are known, 0 for other kinds
   int64_t ext[OP_SHAPE_MAX_LOOPS]; // (n_loops) static extents, -1 dynamic
   bool tagged;         // carries an mqss.id tag
+  bool tiled;          // a schedule tiled it (carries mqss.tiled)
 } op_shape;
 
 // Fills `out` for a structured linalg op; false for other ops.
@@ -98,6 +99,12 @@ bool op_shape_of(MlirOperation op, name_cache *names, op_shape *out);
 int64_t op_shape_inner(const op_shape *s, int k);
 // log2(1 + flops / bytes) / 8, 0 without bytes.
 double op_shape_intensity(const op_shape *s);
+// The focus rule, in one place for the state (features.c) and the
+// decisions (focus.c): an op is a candidate when its loops are known and
+// no schedule has tiled it yet; among candidates the one with the most
+// flops per execution wins, the first in walk order on a tie. True when
+// `cand` beats `best` (NULL: no focus yet).
+bool op_shape_focus_better(const op_shape *cand, const op_shape *best);
 // Bit k set when feature_tile_size(k) divides ext (none for ext <= 0).
 unsigned tile_div_bits(int64_t ext);
 

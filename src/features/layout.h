@@ -122,15 +122,17 @@ enum {
     "largest flop/byte of one linalg op: log2(1 + flops / bytes) / 8")         \
   X(OPI_MIN, "op.intensity_min",                                               \
     "smallest flop/byte of one linalg op: log2(1 + flops / bytes) / 8")        \
-  X(FOCUS, "op.focus.present", "1 when a linalg op has known loops; the "      \
-    "focus op is the one of them with the most estimated flops")               \
+  X(FOCUS, "op.focus.present", "1 when a linalg op has known loops and no "   \
+    "schedule tiled it yet; the focus op is the one of them with the most "    \
+    "estimated flops, and schedule decisions of its kind address it")          \
   X(FOCUS_FLOPS, "op.focus.flops_frac",                                        \
     "the focus op's share of the module's estimated flops")                    \
   X(FOCUS_INTENSITY, "op.focus.intensity",                                     \
     "flop/byte of the focus op: log2(1 + flops / bytes) / 8")                  \
   X(FOCUS_LOOPS, "op.focus.loops", "loops of the focus op / 8")                \
   X(FOCUS_TAGGED, "op.focus.tagged",                                           \
-    "1 when the focus op carries an mqss.id tag (a per-op handle)")            \
+    "1 when the focus op carries an mqss.id tag (a per-op handle: only then "  \
+    "does a decision address it alone)")                                       \
   G(FOCUS_EXT, N_INNER, "op.focus.extent.",                                    \
     "log2(1 + static extent of loop -k of the focus op) / 12 (k = 1 is the "   \
     "innermost); 0 when dynamic or absent")                                    \

@@ -1,8 +1,9 @@
 // Cost and shape of one structured linalg op, for the per-op features of
 // the state (features.c) and of the graph's nodes (graph.c): estimated flops
 // and bytes moved, the static extent of each loop (the kinds schedules know:
-// src/actions/linalg_ops.c), its mqss.id tag, and which candidate tile
-// sizes divide an extent. It does not walk the module.
+// src/actions/linalg_ops.c), its mqss.id tag and tiling marker, the focus
+// rule (which op the state and the decisions centre on), and which
+// candidate tile sizes divide an extent. It does not walk the module.
 #include "actions/linalg_ops.h"
 #include "features/irscan.h"
 #include "features/layout.h"
@@ -35,7 +36,14 @@ bool op_shape_of(MlirOperation op, name_cache *names, op_shape *out) {
   int n = linalg_loop_extents(op, out->ext);
   out->n_loops = n > 0 ? n : 0;
   out->tagged = linalg_op_tag(op) != 0;
+  out->tiled = linalg_op_tiled(op);
   return true;
+}
+
+bool op_shape_focus_better(const op_shape *cand, const op_shape *best) {
+  if (cand->n_loops == 0 || cand->tiled)
+    return false;
+  return !best || cand->flops > best->flops;
 }
 
 int64_t op_shape_inner(const op_shape *s, int k) {

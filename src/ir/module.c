@@ -1,6 +1,7 @@
 // Modules: parse from a file or a string, clone, print, hash, and run a
 // textual pass pipeline. Lowering to LLVM lives in finish.c.
 #include "internal.h"
+#include "actions/linalg_ops.h"
 #include "actions/schedule.h"
 
 #include <errno.h>
@@ -189,6 +190,11 @@ mqss_status mqss_module_run_pipeline(mqss_module *m, const char *pipeline) {
   mqss_session *s = m->session;
   diag_reset(s, m->name);
 
+  // Schedules address linalg ops by their mqss.id tag: a module meets its
+  // first transform schedule tagged (focus.c), as a decision applied in
+  // process is (decision.c). `mqss opt --tag` gives mlir-opt the same input.
+  if (strstr(pipeline, "transform-interpreter"))
+    linalg_tag_once(mlirModuleGetOperation(m->mod));
   // Transform libraries are loaded into the context once (schedule.c).
   char *own = NULL;
   mqss_status pst =

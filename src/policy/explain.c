@@ -4,7 +4,9 @@
 // through the heads and the MLP trunk into caller-local buffers, without
 // touching the model's gradient buffers, so a const policy stays shareable.
 // Parameters sit at their means, where the Gaussian term's gradient is 0,
-// so the discrete log-probability carries the whole gradient.
+// so the discrete log-probability carries the whole gradient. The state is
+// the one selection's first decision sees (the module tagged: select.c).
+#include "actions/linalg_ops.h"
 #include "policy/policy.h"
 
 #include <errno.h>
@@ -87,10 +89,19 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
                 "catalog may append more, which this policy cannot choose); "
                 "run 'mqss catalog' for the names", action,
                 mqss_catalog_size(p->catalog));
+  // The state selection's first decision sees: a tagged copy (select.c).
+  mqss_module *tagged = NULL;
+  if (linalg_needs_tags(mlirModuleGetOperation(module->mod))) {
+    if (!(tagged = mqss_module_clone(module)))
+      return fail(s, MQSS_ERR_NOMEM, "out of memory");
+    linalg_tag_once(mlirModuleGetOperation(tagged->mod));
+    module = tagged;
+  }
   policy_scratch sc = {0};
   mqss_status rc = policy_forward(p, module, NULL, 0, NULL, false, &sc);
   if (rc != MQSS_OK) {
     policy_scratch_free(&sc);
+    mqss_module_destroy(tagged);
     return rc;
   }
   const nn_model *m = p->model;
@@ -99,6 +110,7 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
     char why[256];
     mqss_action_check(module, p->catalog, ci, NULL, why, sizeof why);
     policy_scratch_free(&sc);
+    mqss_module_destroy(tagged);
     return fail(s, MQSS_ERR_INVALID_ARG, "explain: action '%s' is masked on "
                 "this module (%s), so its probability is 0",
                 mqss_catalog_action(p->catalog, ci)->name, why);
@@ -113,6 +125,7 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
   mqss_feature_contribution all[MQSS_FEATURE_DIM];
   if (!scratch) {
     policy_scratch_free(&sc);
+    mqss_module_destroy(tagged);
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
   }
   state_gradient(m, &sc.acts, sc.nn_mask, a, dstate, scratch);
@@ -127,5 +140,6 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
     *prob = expf(sc.acts.logp[a]);
   free(scratch);
   policy_scratch_free(&sc);
+  mqss_module_destroy(tagged);
   return MQSS_OK;
 }

@@ -1,6 +1,8 @@
 // mqss_policy_select: the decision loop. Each step runs the network on the
 // current module (the caller's, read-only, until an action applies; then a
-// private working copy), takes the greedy (or sampled) action,
+// private working copy; a tagged copy from the start when the caller's has
+// linalg ops without tags), takes the greedy (or sampled) action, lets
+// the per-op rule (focus.c) pick the op a schedule decision addresses,
 // and applies it to the copy; STOP ends the loop. Actions whose pipeline
 // fails on the copy, or that would complete a sequence recorded as bad for
 // this module, are masked and the step is retried. An action that changes
@@ -9,6 +11,7 @@
 // does not measure or compile anything (guard.c). While the IR has not
 // changed (a retry, or a step after an action that changed nothing) the
 // next decision reuses its IR features, mask and graph embedding.
+#include "actions/linalg_ops.h"
 #include "measure/measure.h"
 #include "policy/policy.h"
 
@@ -134,11 +137,19 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
   // on `work` is a private copy (no up-front clone).
   mqss_module *work = NULL;
   const mqss_module *cur = module;
+  // Decisions address linalg ops by their tags (focus.c): select on a
+  // tagged copy, numbered as the selection's consumers number the module
+  // when its pipeline first runs a schedule (mqss_module_run_pipeline).
+  if (linalg_needs_tags(mlirModuleGetOperation(module->mod))) {
+    cur = work = mqss_module_clone(module);
+    if (work)
+      linalg_tag_once(mlirModuleGetOperation(work->mod));
+  }
   int *hist = calloc((size_t)max_steps + 1, sizeof *hist);
   uint8_t ban[NN_MAX_ACTIONS + 1], noop[NN_MAX_ACTIONS + 1] = {0};
   policy_scratch sc = {0};
   mqss_status rc = MQSS_OK;
-  if (!sel || !hist)
+  if (!sel || !hist || !cur)
     rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
   int stop = mqss_catalog_stop(p->catalog);
   uint64_t cur_hash = 0; // hash of `cur`, once known
@@ -161,6 +172,7 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
         sel->stopped = 1;
         break;
       }
+      d.op = decision_focus(cur, p->catalog, &d); // the per-op rule
       char *text = mqss_decision_pipeline(p->catalog, &d);
       if (!text) {
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");

@@ -6,6 +6,7 @@
 // policy to those choices. PPO starts from a policy that already does what
 // the hand-written pipelines do, instead of from uniform noise.
 #include "rl/bc.h"
+#include "actions/linalg_ops.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -147,7 +148,10 @@ static bool replay(const bc_inputs *in, mqss_module *m, const demo *dm,
     }
     mqss_graph_destroy(g);
     if (ok && k < dm->n) {
-      ok = mqss_decision_apply(m, c, &dm->d[k]) == MQSS_OK;
+      mqss_decision d = dm->d[k]; // the per-op rule, as the search applied it
+      if (!d.op)
+        d.op = decision_focus(m, c, &d);
+      ok = mqss_decision_apply(m, c, &d) == MQSS_OK;
       hist[k] = target;
     }
   }
@@ -163,6 +167,8 @@ static mqss_status replay_module(mqss_session *s, const bc_inputs *in, int i,
   mqss_module *m = NULL;
   if (mqss_module_parse_file(s, in->paths[i], &m) != MQSS_OK)
     return MQSS_ERR_PARSE; // the session names the file and the place
+  // tagged as in the environment and selection, so the states match theirs
+  linalg_tag_once(mlirModuleGetOperation(m->mod));
   if (replay(in, m, dm, rb)) {
     out->modules++;
     out->steps += dm->n;

@@ -33,11 +33,16 @@ mqss_status expit_write_atomic(mqss_session *s, const char *path,
   return MQSS_OK;
 }
 
-// Appends "i, speedup, n, decisions, pipeline" of w (n >= 0), no newline.
+// Appends "i, speedup, n, decisions, pipeline" of w (n >= 0), no newline; a
+// decision is "action:u0,u1,..." (hex floats, exact), "action@op:..." when it
+// addresses one op.
 static void format_winner(strbuf *sb, int i, const expit_winner *w) {
   sb_printf(sb, "%d\t%.17g\t%d", i, w->speedup, w->n);
   for (int k = 0; k < w->n; k++) {
-    sb_printf(sb, "\t%d:", w->d[k].action);
+    sb_printf(sb, "\t%d", w->d[k].action);
+    if (w->d[k].op)
+      sb_printf(sb, "@%lld", (long long)w->d[k].op);
+    sb_printf(sb, ":");
     for (int p = 0; p < MQSS_MAX_PARAMS; p++)
       sb_printf(sb, "%s%a", p ? "," : "", (double)w->d[k].u[p]);
   }
@@ -63,9 +68,18 @@ static bool parse_winner(const char *p, int n_modules, int *i, expit_winner *w) 
   for (int d = 0; d < k; d++) {
     p = end + 1;
     long a = strtol(p, &end, 10);
-    if (end == p || *end != ':' || a < 0)
+    if (end == p || a < 0)
       return false;
     w->d[d].action = (int)a;
+    if (*end == '@') { // the decision addresses one op
+      p = end + 1;
+      long long op = strtoll(p, &end, 10);
+      if (end == p || op <= 0)
+        return false;
+      w->d[d].op = op;
+    }
+    if (*end != ':')
+      return false;
     for (int q = 0; q < MQSS_MAX_PARAMS; q++) {
       p = end + 1;
       w->d[d].u[q] = strtof(p, &end);

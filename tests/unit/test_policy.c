@@ -338,6 +338,8 @@ static void test_explain(void **state) {
                      MQSS_OK);
     assert_int_equal(n, 8);
     assert_true(prob > 0 && prob < 1);
+    // explain sees what selection's first decision sees: the module tagged
+    assert_int_equal(mqss_module_tag_ops(m, NULL), MQSS_OK);
     policy_scratch sc = {0};
     assert_int_equal(policy_forward(p, m, NULL, 0, NULL, false, &sc),
                      MQSS_OK);

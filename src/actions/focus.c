@@ -1,0 +1,79 @@
+// The per-op rule of schedule decisions: which linalg op a decision of the
+// policy transforms. The state vector describes one "focus" op (the untiled
+// linalg op with known loops and the most flops, op_shape_focus_better);
+// when the chosen action is a schedule action of that op's kind, the
+// decision addresses that op alone through its mqss.id tag, so the sizes
+// the policy picks are checked against, and fit, that op's extents. The
+// tiling steps mark what they tiled (mqss.tiled), so the focus then moves
+// on to the next-heaviest op. Every caller (mask, environment, selection,
+// explanation, search) decides through focus_target. It tags nothing: the
+// module is tagged when it first meets a schedule (linalg_tag_once).
+#include "internal.h"
+#include "actions/linalg_ops.h"
+#include "features/irscan.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+  name_cache names;
+  op_shape best;
+  linalg_focus *out;
+} walker;
+
+// As the state vector's walk: every linalg op with a region, nothing
+// nested inside one.
+static MlirWalkResult visit(MlirOperation op, void *user) {
+  walker *w = user;
+  op_class tmp;
+  if (!name_class(&w->names, op, &tmp)->linalg ||
+      mlirOperationGetNumRegions(op) == 0)
+    return MlirWalkResultAdvance;
+  op_shape sh;
+  bool have = !mlirOperationIsNull(w->out->op);
+  if (op_shape_of(op, &w->names, &sh) &&
+      op_shape_focus_better(&sh, have ? &w->best : NULL)) {
+    w->best = sh;
+    w->out->op = op;
+  }
+  return MlirWalkResultSkip;
+}
+
+void linalg_focus_find(MlirOperation scope, linalg_focus *out) {
+  memset(out, 0, sizeof *out);
+  walker *w = calloc(1, sizeof *w); // the name cache is 9 KiB
+  if (!w)
+    return;
+  w->out = out;
+  mlirOperationWalk(scope, visit, w, MlirWalkPreOrder);
+  free(w);
+  if (mlirOperationIsNull(out->op))
+    return;
+  out->tag = linalg_op_tag(out->op);
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(out->op));
+  snprintf(out->kind, sizeof out->kind, "%.*s", (int)n.length, n.data);
+}
+
+int64_t focus_target(const mqss_action *a, const linalg_focus *f) {
+  if (!a || !a->n_steps || !f->tag)
+    return 0;
+  for (int i = 0; i < a->n_ops; i++)
+    if (!strcmp(a->ops[i], f->kind))
+      return f->tag;
+  return 0;
+}
+
+int64_t decision_focus(const mqss_module *m, const mqss_catalog *c,
+                       const mqss_decision *d) {
+  const mqss_action *a = m && d ? mqss_catalog_action(c, d->action) : NULL;
+  if (!a || !a->n_steps || !a->n_ops)
+    return 0;
+  MlirOperation scope = d->target ? find_function(m, d->target)
+                                  : mlirModuleGetOperation(m->mod);
+  if (mlirOperationIsNull(scope))
+    return 0;
+  linalg_focus f;
+  linalg_focus_find(scope, &f);
+  return focus_target(a, &f);
+}

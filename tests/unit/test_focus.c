@@ -1,0 +1,221 @@
+// Unit tests of the per-op rule (src/actions/focus.c): a schedule decision
+// addresses the focus op, the heaviest linalg op that no schedule has tiled
+// yet, when it is of one of the action's kinds; once tiled, the focus moves
+// on to the next-heaviest op, and the state vector describes the same op.
+// The safety mask checks the op the decision would address.
+#define _GNU_SOURCE
+#include "internal.h" // before cmocka.h, whose fail() macro it would clash with
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+// A (64x32 * 32x48: 196608 flops) then B (64x48 * 48x40: 245760 flops);
+// tagged in walk order: fill 1, A 2, fill 3, B 4.
+static const char TWO[] =
+    "func.func @f(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>,"
+    " %e: tensor<48x40xf32>) -> tensor<64x40xf32> {\n"
+    "  %z = arith.constant 0.0 : f32\n"
+    "  %i1 = tensor.empty() : tensor<64x48xf32>\n"
+    "  %f1 = linalg.fill ins(%z : f32) outs(%i1 : tensor<64x48xf32>)"
+    " -> tensor<64x48xf32>\n"
+    "  %c = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>)"
+    " outs(%f1 : tensor<64x48xf32>) -> tensor<64x48xf32>\n"
+    "  %i2 = tensor.empty() : tensor<64x40xf32>\n"
+    "  %f2 = linalg.fill ins(%z : f32) outs(%i2 : tensor<64x40xf32>)"
+    " -> tensor<64x40xf32>\n"
+    "  %d = linalg.matmul ins(%c, %e : tensor<64x48xf32>, tensor<48x40xf32>)"
+    " outs(%f2 : tensor<64x40xf32>) -> tensor<64x40xf32>\n"
+    "  return %d : tensor<64x40xf32>\n}\n";
+
+// tile20: N = 20 divides B's 40 but not A's 48.
+static const char CATALOG[] =
+    "version: 1\n"
+    "actions:\n"
+    "  - name: stop\n"
+    "    stop: true\n"
+    "  - name: tile20\n"
+    "    schedule: [tile]\n"
+    "    ops: [linalg.matmul]\n"
+    "    requires: [linalg]\n"
+    "    params:\n"
+    "      - {name: N, kind: divisor, dim: -2, values: [20]}\n"
+    "  - name: tile8\n"
+    "    schedule: [tile]\n"
+    "    ops: [linalg.matmul, linalg.batch_matmul]\n"
+    "    requires: [linalg]\n"
+    "    params:\n"
+    "      - {name: M, kind: divisor, dim: -3, values: [8]}\n"
+    "      - {name: N, kind: divisor, dim: -2, values: [8]}\n"
+    "  - name: tile-generic\n"
+    "    schedule: [tile]\n"
+    "    ops: [linalg.generic]\n"
+    "    requires: [linalg]\n"
+    "    params:\n"
+    "      - {name: D0, kind: divisor, dim: 0, values: [1]}\n"
+    "  - name: canonicalize\n"
+    "    pipeline: canonicalize\n"
+    "    anchor: func.func\n";
+
+enum { TILE20 = 1, TILE8 = 2, TILE_GENERIC = 3, CANON = 4 };
+
+typedef struct {
+  mqss_session *s;
+  mqss_catalog *c;
+  mqss_module *m;
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  assert_non_null(f);
+  assert_int_equal(mqss_session_create(&f->s), MQSS_OK);
+  char path[] = "/tmp/mqss_focus_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  FILE *out = fdopen(fd, "w");
+  fputs(CATALOG, out);
+  fclose(out);
+  mqss_status st = mqss_catalog_load(f->s, path, &f->c);
+  unlink(path);
+  if (st != MQSS_OK)
+    fail_msg("catalog: %s", mqss_errmsg(f->s));
+  assert_int_equal(mqss_module_parse_string(f->s, TWO, strlen(TWO), "two.mlir",
+                                            &f->m),
+                   MQSS_OK);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  mqss_module_destroy(f->m);
+  mqss_catalog_destroy(f->c);
+  mqss_session_destroy(f->s);
+  free(f);
+  return 0;
+}
+
+static int64_t focus_for(const fixture *f, int action) {
+  mqss_decision d = {.action = action};
+  return decision_focus(f->m, f->c, &d);
+}
+
+// The state's feature called `name`.
+static float feature(const fixture *f, const char *name) {
+  float x[MQSS_FEATURE_DIM];
+  assert_int_equal(mqss_features(f->m, f->c, NULL, 0, 16, x), MQSS_OK);
+  for (int i = 0; i < MQSS_FEATURE_DIM; i++)
+    if (!strcmp(mqss_feature_name(i), name))
+      return x[i];
+  fail_msg("no feature %s", name);
+  return 0;
+}
+
+// The state's focus has N extent n (loop -2 of a matmul).
+static void assert_focus_n(const fixture *f, double n) {
+  float got = feature(f, "op.focus.extent.2");
+  float want = (float)(log2(1.0 + n) / 12);
+  if (fabsf(got - want) > 1e-6f)
+    fail_msg("op.focus.extent.2 = %g, want %g (N = %g)", got, want, n);
+}
+
+static void apply(fixture *f, int action, int64_t op) {
+  mqss_decision d = {.action = action, .op = op};
+  if (mqss_decision_apply(f->m, f->c, &d) != MQSS_OK)
+    fail_msg("apply: %s", mqss_errmsg(f->s));
+}
+
+static void test_heaviest_then_next(void **state) {
+  fixture *f = *state;
+  assert_int_equal(focus_for(f, TILE8), 0); // untagged: no per-op handle
+  assert_int_equal(mqss_module_tag_ops(f->m, NULL), MQSS_OK);
+  assert_int_equal(focus_for(f, TILE8), 4); // B has the most flops
+  assert_focus_n(f, 40);
+  // Kinds that are not the focus's, and plain passes, address every op.
+  assert_int_equal(focus_for(f, TILE_GENERIC), 0);
+  assert_int_equal(focus_for(f, CANON), 0);
+  apply(f, TILE8, 4);
+  char *ir = mqss_module_to_string(f->m);
+  assert_contains(ir, "mqss.id = 4 : i64, mqss.tiled");
+  free(ir);
+  assert_int_equal(focus_for(f, TILE8), 2); // B is tiled: A next
+  assert_focus_n(f, 48);
+  assert_float_equal(feature(f, "op.focus.present"), 1.0f, 0.0f);
+  apply(f, TILE8, 2);
+  assert_int_equal(focus_for(f, TILE8), 0); // nothing untiled left
+  assert_float_equal(feature(f, "op.focus.present"), 0.0f, 0.0f);
+}
+
+// The mask checks the op a decision would address: N = 20 fits B (40), not
+// A (48). Untagged, a decision addresses both, so the action is masked;
+// tagged, it addresses B and is allowed; with B tiled, A is the focus and
+// the action is masked again.
+static void test_mask_follows_focus(void **state) {
+  fixture *f = *state;
+  uint8_t mask[8];
+  char why[256];
+  assert_true(mqss_action_mask(f->m, f->c, NULL, mask) > 0);
+  assert_int_equal(mask[TILE20], 0);
+  assert_int_equal(mqss_module_tag_ops(f->m, NULL), MQSS_OK);
+  mqss_action_mask(f->m, f->c, NULL, mask);
+  assert_int_equal(mask[TILE20], 1);
+  assert_int_equal(mqss_action_check(f->m, f->c, TILE20, NULL, why, sizeof why),
+                   1);
+  mqss_decision d = {.action = TILE20, .op = focus_for(f, TILE20)};
+  assert_true(decision_fits(f->m, f->c, &d, why, sizeof why));
+  d.op = 0; // every op: A's 48 refuses 20
+  assert_false(decision_fits(f->m, f->c, &d, why, sizeof why));
+  assert_contains(why, "does not divide loop 1 of extent 48");
+  apply(f, TILE8, 4);
+  mqss_action_mask(f->m, f->c, NULL, mask);
+  assert_int_equal(mask[TILE20], 0);
+  assert_int_equal(mqss_action_check(f->m, f->c, TILE20, NULL, why, sizeof why),
+                   0);
+  assert_contains(why, "mqss.id 2");
+}
+
+// The environment applies the rule to decisions with op 0 and says which op
+// each addressed; its module is tagged at reset.
+static void test_env_addresses_focus(void **state) {
+  fixture *f = *state;
+  mqss_env_options o;
+  mqss_env_options_init(&o);
+  o.max_steps = 4;
+  o.measure.warmup = 0;
+  o.measure.repeat = 1;
+  mqss_env *e = NULL;
+  assert_int_equal(mqss_env_create(f->s, f->c, &o, &e), MQSS_OK);
+  mqss_env_baseline base = {1, 1, 1};
+  assert_int_equal(mqss_env_reset(e, f->m, &base, NULL), MQSS_OK);
+  mqss_env_info info;
+  mqss_decision d = {.action = TILE8};
+  assert_int_equal(mqss_env_step(e, &d, NULL, NULL, NULL, &info), MQSS_OK);
+  assert_int_equal(info.status, MQSS_STEP_APPLIED);
+  assert_int_equal(info.op, 4);
+  assert_int_equal(mqss_env_step(e, &d, NULL, NULL, NULL, &info), MQSS_OK);
+  assert_int_equal(info.status, MQSS_STEP_APPLIED);
+  assert_int_equal(info.op, 2);
+  mqss_env_destroy(e);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_heaviest_then_next, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_mask_follows_focus, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_env_addresses_focus, setup,
+                                      teardown),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
