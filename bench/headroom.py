@@ -66,8 +66,10 @@ def corpus_modules(mqss, corpus, out, per_family, families):
         corpus = os.path.join(out, "corpus")  # an earlier run with this OUT
     if not corpus:
         corpus = os.path.join(out, "corpus")
+        # Candidate i belongs to family i mod 17 and the line-count filter
+        # drops some: 40 per module wanted leaves K for every family.
         cmd = [mqss, "corpus", "gen", "--out", corpus, "--seed", "0",
-               "--count", str(per_family * 20), "--min-holdout", "0"]
+               "--count", str(per_family * 40), "--min-holdout", "0"]
         if families:
             cmd += ["--families", families]
         p = run(cmd, 3600)
@@ -85,6 +87,11 @@ def corpus_modules(mqss, corpus, out, per_family, families):
             if count.get(fam, 0) < per_family:
                 count[fam] = count.get(fam, 0) + 1
                 picked.append((name, fam))
+    short = sorted(f for f in set(fam for _, fam in picked) | set(
+        families.split(",") if families else []) if count.get(f, 0) < per_family)
+    if short:
+        print("# fewer than %d modules in the corpus for: %s" % (
+            per_family, ", ".join(short)))
     baseline = os.path.join(corpus, "baseline.json")
     if not os.path.exists(baseline):  # made by an earlier run with this OUT?
         baseline = os.path.join(out, "baseline.json")
