@@ -195,6 +195,8 @@ def main():
     ap.add_argument("--corpus")
     ap.add_argument("--families", default="")
     ap.add_argument("--no-examples", action="store_true")
+    ap.add_argument("--examples", default="",
+                    help="comma-separated example names (file stems); default all")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--confirm", type=int, default=10)
     ap.add_argument("--out")
@@ -208,8 +210,10 @@ def main():
     os.environ.setdefault("MQSS_CATALOG", os.path.join(ROOT, "data", "catalog.yaml"))
     os.environ.setdefault("MQSS_SCHEDULE_DIR", os.path.join(out, "schedules"))
 
+    wanted = set(a.examples.split(",")) - {""}
     mods = [] if a.no_examples else [
-        (p, "example", "") for p in sorted(glob.glob(os.path.join(ROOT, "examples", "*.mlir")))]
+        (p, "example", "") for p in sorted(glob.glob(os.path.join(ROOT, "examples", "*.mlir")))
+        if not wanted or os.path.basename(p)[:-5] in wanted]
     mods += corpus_modules(mqss, a.corpus, out, a.per_family, a.families)
     # The target's rows first, so a run cut short still answers it.
     mods.sort(key=lambda m: (m[1] not in MATMUL_CLASS, m[1] != "example"))

@@ -8,7 +8,8 @@
 # correct. Prints the machine and commit.
 # usage: bench/headroom.sh [BUILD_DIR] [headroom.py options: --budget N (60)
 #          --methods random,greedy --per-family K (2) --corpus DIR
-#          --families a,b --no-examples --repeat R (5) --confirm P (10)
+#          --families a,b --no-examples --examples a,b (stems; all)
+#          --repeat R (5) --confirm P (10)
 #          --out DIR --timeout-ms MS (300000)]
 #   Without --corpus it generates a corpus (`mqss corpus gen`) and its
 #   baselines (`mqss baseline`) in OUT (default a temporary directory). With

@@ -17,7 +17,9 @@ For each corpus family in the train split:
 Writes OUT/baselines.yaml (a candidate for data/baselines.yaml) and
 OUT/baselines_table.md (gain and interval per family, for docs/CORPUS.md),
 and prints the machine, the commit and the date. Slow: run it on a quiet
-machine (scripts/retune_baselines.sh).
+machine (scripts/retune_baselines.sh). Resumable: every finished search and
+measurement is appended to OUT/progress.jsonl, and a second run with the
+same OUT (and settings) skips them; a torn last line is dropped.
 
 usage: retune_baselines.py MQSS CORPUS_DIR OUT_DIR
   env: BUDGET (24), MODULES (3), PAIRS (10), MIN_GAIN (0.02), FAMILIES (all)
@@ -40,6 +42,7 @@ PAIRS = int(os.environ.get("PAIRS", 10))
 MIN_GAIN = float(os.environ.get("MIN_GAIN", 0.02))
 ONLY = [f for f in os.environ.get("FAMILIES", "").split(",") if f]
 CACHE = os.path.join(OUT, "cache.sqlite")
+PROGRESS = os.path.join(OUT, "progress.jsonl")
 # two-sided 97.5% t quantiles by degrees of freedom (1..10), then normal
 T975 = [12.71, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
 
@@ -50,6 +53,42 @@ def run_json(args):
         return json.loads(r.stdout)
     except json.JSONDecodeError:
         return None
+
+
+def load_progress():
+    """{key: value} of the steps an earlier run with this OUT finished."""
+    done = {}
+    if not os.path.exists(PROGRESS):
+        return done
+    with open(PROGRESS) as f:
+        for n, line in enumerate(f, 1):
+            try:
+                row = json.loads(line) if line.endswith("\n") else None
+            except json.JSONDecodeError:
+                row = None
+            if not isinstance(row, dict) or "key" not in row:
+                print(f"{PROGRESS}:{n}: damaged or torn line dropped")
+                continue
+            done[row["key"]] = row["value"]
+    return done
+
+
+def remembered(done, key, compute):
+    """done[key], computing and appending it (fsynced) when missing."""
+    if key not in done:
+        done[key] = compute()
+        with open(PROGRESS, "a") as f:
+            f.write(json.dumps({"key": key, "value": done[key]}) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+    return done[key]
+
+
+def search(path, method):
+    j = run_json(["search", "--method", method, "--budget", str(BUDGET), path,
+                  "--cache", CACHE, "--min-gain", str(MIN_GAIN),
+                  "--confirm", str(PAIRS)])
+    return j.get("winner_pipeline", "") if j else ""
 
 
 def train_modules():
@@ -97,6 +136,9 @@ def main():
     print(f"settings: budget {BUDGET} (greedy and random), {MODULES} modules per family, "
           f"{PAIRS} pairs, min gain {MIN_GAIN}")
     chosen, rows = {}, []
+    done = load_progress()
+    if done:
+        print(f"resuming: {len(done)} finished steps in {PROGRESS}")
     for fam, paths in sorted(train_modules().items()):
         if ONLY and fam not in ONLY:
             continue
@@ -104,17 +146,15 @@ def main():
         cands = {current.get(fam, "")}
         for p in paths:
             for method in ("greedy", "random"):
-                j = run_json(["search", "--method", method, "--budget", str(BUDGET), p,
-                              "--cache", CACHE, "--min-gain", str(MIN_GAIN),
-                              "--confirm", str(PAIRS)])
-                if j and j.get("winner_pipeline"):
-                    cands.add(j["winner_pipeline"])
+                key = f"search\t{p}\t{method}\t{BUDGET}\t{PAIRS}"
+                cands.add(remembered(done, key, lambda: search(p, method)))
         best = ("", 1.0, 1.0, 1.0)
         cur = None
         for c in sorted(cands):
             if not c:
                 continue
-            res = [measure(p, c) for p in paths]
+            res = [remembered(done, f"measure\t{p}\t{c}\t{PAIRS}",
+                              lambda: measure(p, c)) for p in paths]
             if any(r is None for r in res):
                 print(f"  {fam}: '{c}' failed on a module (wrong output, crash or error): out")
                 continue
