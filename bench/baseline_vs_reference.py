@@ -31,7 +31,10 @@ import sys
 
 
 def read_baselines(path):
-    """family -> pipeline text, from the small YAML format of baselines.yaml."""
+    """family -> pipeline text, from the small YAML format of baselines.yaml
+    (relative schedule library paths resolved against its directory, as
+    mqss does)."""
+    here = os.path.dirname(os.path.abspath(path))
     out, fam = {}, None
     for line in open(path):
         m = re.match(r"^  ([a-z0-9_]+):\s*$", line)
@@ -40,7 +43,8 @@ def read_baselines(path):
             continue
         m = re.match(r'^    pipeline:\s*"(.*)"\s*$', line)
         if m and fam:
-            out[fam] = m.group(1)
+            out[fam] = re.sub(r"(transform-library-paths=)(?!/)",
+                              lambda k: k.group(1) + here + "/", m.group(1))
     return out
 
 

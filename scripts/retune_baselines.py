@@ -14,6 +14,10 @@ For each corpus family in the train split:
      log speedups; one module: its own interval) lies above 1 + MIN_GAIN,
      unless the current entry (still passing its checks) measures at least
      as fast: then the current entry stands; else the reference ("").
+Schedule scripts of the searches go to OUT/schedules; OUT/baselines.yaml
+names the ones it uses as schedules/mqss_<hash>.mlir, relative to itself
+(mqss resolves them against the YAML's directory), so it is copied over
+data/baselines.yaml together with those scripts into data/schedules/.
 Writes OUT/baselines.yaml (a candidate for data/baselines.yaml) and
 OUT/baselines_table.md (gain and interval per family, for docs/CORPUS.md),
 and prints the machine, the commit and the date. Slow: run it on a quiet
@@ -28,6 +32,8 @@ import json
 import math
 import os
 import platform
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -43,6 +49,24 @@ MIN_GAIN = float(os.environ.get("MIN_GAIN", 0.02))
 ONLY = [f for f in os.environ.get("FAMILIES", "").split(",") if f]
 CACHE = os.path.join(OUT, "cache.sqlite")
 PROGRESS = os.path.join(OUT, "progress.jsonl")
+SCHEDULES = os.path.join(OUT, "schedules")
+LIBRARY = re.compile(r"(transform-library-paths=)([^,}]+)")
+
+
+def resolve(pipe, base):
+    """pipe with relative schedule library paths made absolute under base."""
+    return LIBRARY.sub(lambda m: m.group(1) + (
+        m.group(2) if m.group(2).startswith("/") else os.path.join(base, m.group(2))), pipe)
+
+
+def portable(pipe):
+    """pipe naming its schedule scripts as schedules/<file>, copied there."""
+    def local(m):
+        dest = os.path.join(SCHEDULES, os.path.basename(m.group(2)))
+        if not os.path.exists(dest):
+            shutil.copyfile(m.group(2), dest)
+        return m.group(1) + "schedules/" + os.path.basename(m.group(2))
+    return LIBRARY.sub(local, pipe)
 # two-sided 97.5% t quantiles by degrees of freedom (1..10), then normal
 T975 = [12.71, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
 
@@ -126,9 +150,12 @@ def summary(results):
 
 
 def main():
-    os.makedirs(OUT, exist_ok=True)
-    with open(os.path.join(ROOT, "data", "baselines.yaml")) as f:
-        current = {k: (v or {}).get("pipeline", "") for k, v in yaml.safe_load(f)["families"].items()}
+    os.makedirs(SCHEDULES, exist_ok=True)
+    os.environ["MQSS_SCHEDULE_DIR"] = SCHEDULES
+    data = os.path.join(ROOT, "data")
+    with open(os.path.join(data, "baselines.yaml")) as f:
+        current = {k: resolve((v or {}).get("pipeline", ""), data)
+                   for k, v in yaml.safe_load(f)["families"].items()}
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip() or "unknown"
     print(f"machine: {platform.node()} {platform.processor() or platform.machine()}, "
@@ -177,15 +204,15 @@ def main():
                 "version: 1\nfamilies:\n")
         for fam, pipe, g, lo, hi, n, _ in rows:
             f.write(f"  # {g:.2f}x [{lo:.2f}, {hi:.2f}] over the reference on {n} modules\n")
-            f.write(f"  {fam}:\n    pipeline: {json.dumps(pipe)}\n")
+            f.write(f"  {fam}:\n    pipeline: {json.dumps(portable(pipe))}\n")
         for fam in sorted(set(current) - set(chosen)):
             f.write(f"  # not re-tuned (no train modules or not selected): kept\n")
-            f.write(f"  {fam}:\n    pipeline: {json.dumps(current[fam])}\n")
+            f.write(f"  {fam}:\n    pipeline: {json.dumps(portable(current[fam]))}\n")
     with open(os.path.join(OUT, "baselines_table.md"), "w") as f:
         f.write("| family | pipeline | gain vs reference | 95% interval | modules | old baseline |\n")
         f.write("| --- | --- | --- | --- | --- | --- |\n")
         for fam, pipe, g, lo, hi, n, cur_text in rows:
-            f.write(f"| {fam} | `{pipe or '(reference)'}` | {g:.2f}x | [{lo:.2f}, {hi:.2f}] | {n} | {cur_text} |\n")
+            f.write(f"| {fam} | `{portable(pipe) or '(reference)'}` | {g:.2f}x | [{lo:.2f}, {hi:.2f}] | {n} | {cur_text} |\n")
     print(open(os.path.join(OUT, "baselines_table.md")).read())
     print(f"wrote {OUT}/baselines.yaml and {OUT}/baselines_table.md")
 

@@ -5,6 +5,9 @@
 //     conv2d:
 //       pipeline: "..."     # run before the finisher; "" = finisher only
 //
+// A relative transform-library-paths= (a schedule script kept next to the
+// file, e.g. data/schedules/) is resolved against the file's directory, so
+// the table works from any working directory.
 // It only reads the file into a small table; measuring the baselines is the
 // CLI's job (tools/cmd_baseline.c) through mqss_measure().
 #include "corpus.h"
@@ -43,6 +46,32 @@ static yaml_node_t *map_get(yaml_document_t *d, yaml_node_t *map,
       return yaml_document_get_node(d, p->value);
   }
   return NULL;
+}
+
+// ----------------------------------------------------------------------------
+// schedule scripts next to the file
+
+// pipe with every relative transform-library-paths= path prefixed by the
+// directory of yaml_path (malloc'd; NULL when out of memory).
+static char *resolve_libraries(const char *yaml_path, const char *pipe) {
+  static const char key[] = "transform-library-paths=";
+  const char *slash = strrchr(yaml_path, '/');
+  int dir_len = slash ? (int)(slash - yaml_path) : 1;
+  const char *dir = slash ? yaml_path : ".";
+  strbuf sb = {0};
+  sb_append(&sb, "", 0);
+  for (const char *p = pipe, *k; *p; p = k) {
+    k = strstr(p, key);
+    if (!k) {
+      sb_append(&sb, p, strlen(p));
+      break;
+    }
+    k += sizeof key - 1;
+    sb_append(&sb, p, (size_t)(k - p));
+    if (*k != '/')
+      sb_printf(&sb, "%.*s/", dir_len, dir);
+  }
+  return sb.data;
 }
 
 // ----------------------------------------------------------------------------
@@ -96,7 +125,9 @@ mqss_status mqss_baselines_load(mqss_session *s, const char *path,
                   path, MAX_BASELINES);
       } else {
         b->family[b->n] = strdup(name);
-        b->pipeline[b->n] = strdup(pipe);
+        b->pipeline[b->n] = resolve_libraries(path, pipe);
+        if (!b->family[b->n] || !b->pipeline[b->n])
+          st = fail(s, MQSS_ERR_NOMEM, "out of memory");
         b->n++;
       }
     }

@@ -222,6 +222,38 @@ static void test_baselines_cover_every_family(void **state) {
   assert_null(b);
 }
 
+// A schedule script kept next to the table is found from any directory:
+// relative transform-library-paths= resolve against the file's directory,
+// absolute ones and other passes are left alone.
+static void test_baselines_resolve_schedule_paths(void **state) {
+  mqss_session *s = *state;
+  char dir[] = "/tmp/mqss-baselines-XXXXXX", path[64];
+  assert_non_null(mkdtemp(dir));
+  snprintf(path, sizeof path, "%s/b.yaml", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("version: 1\nfamilies:\n"
+        "  mlp:\n    pipeline: \"cse,transform-preload-library{"
+        "transform-library-paths=schedules/a.mlir},transform-interpreter,"
+        "transform-preload-library{transform-library-paths=/abs/b.mlir}\"\n"
+        "  spmv:\n    pipeline: \"\"\n",
+        f);
+  fclose(f);
+  mqss_baselines *b = NULL;
+  assert_int_equal(mqss_baselines_load(s, path, &b), MQSS_OK);
+  char want[256];
+  snprintf(want, sizeof want,
+           "cse,transform-preload-library{transform-library-paths=%s/"
+           "schedules/a.mlir},transform-interpreter,transform-preload-library{"
+           "transform-library-paths=/abs/b.mlir}",
+           dir);
+  assert_string_equal(mqss_baselines_pipeline(b, "mlp"), want);
+  assert_string_equal(mqss_baselines_pipeline(b, "spmv"), "");
+  mqss_baselines_destroy(b);
+  unlink(path);
+  rmdir(dir);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_family_table),
@@ -234,6 +266,8 @@ int main(void) {
                                       session_setup, session_teardown),
       cmocka_unit_test_setup_teardown(test_baselines_cover_every_family, session_setup,
                                       session_teardown),
+      cmocka_unit_test_setup_teardown(test_baselines_resolve_schedule_paths,
+                                      session_setup, session_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 # Stands in for mqss in retune_resume.test: appends each call to $FAKE_LOG
-# and answers `search` and `measure` with fixed JSON (greedy finds
-# "canonicalize", random "cse"; measured speedups depend on the pipeline).
+# and answers `search` and `measure` with fixed JSON (greedy finds a
+# schedule it writes to $MQSS_SCHEDULE_DIR, random "cse"; measured speedups
+# depend on the pipeline).
 import json
 import os
 import sys
@@ -9,11 +10,16 @@ import sys
 args = sys.argv[1:]
 with open(os.environ["FAKE_LOG"], "a") as f:
     f.write(" ".join(args) + "\n")
+SCHEDULE = os.path.join(os.environ.get("MQSS_SCHEDULE_DIR", "/nonexistent"), "mqss_1.mlir")
 if args[0] == "search":
     method = args[args.index("--method") + 1]
-    print(json.dumps({"winner_pipeline": "canonicalize" if method == "greedy" else "cse"}))
+    with open(SCHEDULE, "w") as f:
+        f.write("module {}\n")
+    print(json.dumps({"winner_pipeline": "cse" if method == "random" else
+                      "transform-preload-library{transform-library-paths=%s},"
+                      "transform-interpreter{entry-point=mqss_1}" % SCHEDULE}))
 elif args[0] == "measure":
     pipe = args[args.index("--pipeline") + 1]
-    hl = {"canonicalize": 1.5, "cse": 1.2}.get(pipe, 1.1)
+    hl = 1.5 if SCHEDULE in pipe else {"cse": 1.2}.get(pipe, 1.1)
     print(json.dumps({"a": {"status": "ok"}, "b": {"status": "ok"},
                       "ratio_b_over_a": {"hl": hl, "lo": hl - 0.05, "hi": hl + 0.05}}))
