@@ -26,7 +26,9 @@ measurement is appended to OUT/progress.jsonl, and a second run with the
 same OUT (and settings) skips them; a torn last line is dropped.
 
 usage: retune_baselines.py MQSS CORPUS_DIR OUT_DIR
-  env: BUDGET (24), MODULES (3), PAIRS (10), MIN_GAIN (0.02), FAMILIES (all)
+  env: BUDGET (24), MODULES (3), PAIRS (10), MIN_GAIN (0.02), FAMILIES (all),
+       EXTRA (a file of "family<TAB>pipeline" lines: more candidates, e.g.
+       the winners of bench/headroom.sh; confirmed like the others)
 """
 import json
 import math
@@ -47,6 +49,7 @@ MODULES = int(os.environ.get("MODULES", 3))
 PAIRS = int(os.environ.get("PAIRS", 10))
 MIN_GAIN = float(os.environ.get("MIN_GAIN", 0.02))
 ONLY = [f for f in os.environ.get("FAMILIES", "").split(",") if f]
+EXTRA = os.environ.get("EXTRA", "")
 CACHE = os.path.join(OUT, "cache.sqlite")
 PROGRESS = os.path.join(OUT, "progress.jsonl")
 SCHEDULES = os.path.join(OUT, "schedules")
@@ -115,6 +118,18 @@ def search(path, method):
     return j.get("winner_pipeline", "") if j else ""
 
 
+def extra_candidates():
+    """family -> set of pipelines from the EXTRA file."""
+    out = {}
+    if EXTRA:
+        with open(EXTRA) as f:
+            for line in f:
+                if line.strip() and not line.startswith("#"):
+                    fam, pipe = line.rstrip("\n").split("\t", 1)
+                    out.setdefault(fam, set()).add(pipe)
+    return out
+
+
 def train_modules():
     fams = {}
     with open(os.path.join(CORPUS, "train.tsv")) as f:
@@ -162,7 +177,7 @@ def main():
           f"{os.cpu_count()} cores; commit {commit}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(f"settings: budget {BUDGET} (greedy and random), {MODULES} modules per family, "
           f"{PAIRS} pairs, min gain {MIN_GAIN}")
-    chosen, rows = {}, []
+    chosen, rows, extra = {}, [], extra_candidates()
     done = load_progress()
     if done:
         print(f"resuming: {len(done)} finished steps in {PROGRESS}")
@@ -170,7 +185,7 @@ def main():
         if ONLY and fam not in ONLY:
             continue
         paths = paths[:MODULES]
-        cands = {current.get(fam, "")}
+        cands = {current.get(fam, "")} | extra.get(fam, set())
         for p in paths:
             for method in ("greedy", "random"):
                 key = f"search\t{p}\t{method}\t{BUDGET}\t{PAIRS}"
