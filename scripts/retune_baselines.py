@@ -75,7 +75,13 @@ T975 = [12.71, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228]
 
 
 def run_json(args):
+    """mqss's JSON answer, None when it gave none. A call killed by a signal
+    ends the run instead: its outcome is unknown, and recording it as a
+    failure would make the resume skip it."""
     r = subprocess.run([MQSS, *args, "--json"], capture_output=True, text=True)
+    if r.returncode < 0:
+        sys.exit(f"retune: mqss {args[0]} was killed by signal {-r.returncode}; "
+                 f"nothing was recorded for it: run again with the same OUT to resume")
     try:
         return json.loads(r.stdout)
     except json.JSONDecodeError:

@@ -2,14 +2,17 @@
 # Stands in for mqss in retune_resume.test: appends each call to $FAKE_LOG
 # and answers `search` and `measure` with fixed JSON (greedy finds a
 # schedule it writes to $MQSS_SCHEDULE_DIR, random "cse"; measured speedups
-# depend on the pipeline).
+# depend on the pipeline). With $FAKE_KILL set it kills itself (SIGKILL).
 import json
 import os
+import signal
 import sys
 
 args = sys.argv[1:]
 with open(os.environ["FAKE_LOG"], "a") as f:
     f.write(" ".join(args) + "\n")
+if os.environ.get("FAKE_KILL"):
+    os.kill(os.getpid(), signal.SIGKILL)
 SCHEDULE = os.path.join(os.environ.get("MQSS_SCHEDULE_DIR", "/nonexistent"), "mqss_1.mlir")
 if args[0] == "search":
     method = args[args.index("--method") + 1]
