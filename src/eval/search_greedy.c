@@ -14,6 +14,12 @@
 // it is no faster than the current sequence (an enabling pass such as a
 // conversion to affine loops pays off only with the tiling after it); it
 // becomes the best when it beats the best so far by more than min_gain.
+// A schedule decision addresses one op (the focus, focus.c), so a module
+// with several contractions needs one per op: a step after a schedule
+// decision first tries that decision again (same action and parameters) on
+// the new focus op, and when it beats the sequence so far by min_gain it is
+// the step, without screening (one evaluation per further op instead of a
+// step's worth).
 // The search ends when the budget or max_len is reached or a step has no
 // correct candidate. Only the chosen decision is applied in process (to
 // follow the mask): it has just run successfully in the sandbox. It does
@@ -139,12 +145,27 @@ static int by_time(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-// Screens and refines every allowed extension of seq[0..len). Stores the
-// index of the step's fastest correct evaluation in *best_idx (-1 if none)
-// and its decision in *best_d.
+// The previous step's schedule decision on the new focus op, if it has one
+// the action targets and the mask allows the action. Stores its run time in
+// *ms when it ran correctly.
+static mqss_status try_repeat(step_state *s, const uint8_t *mask,
+                              const mqss_decision *prev, double *ms) {
+  if (!prev || !prev->op || !mask[prev->action])
+    return MQSS_OK;
+  mqss_decision r = *prev;
+  if (!decision_focus(s->cur, s->c->catalog, &r))
+    return MQSS_OK;
+  return try_decision(s, &r, ms);
+}
+
+// Screens and refines every allowed extension of seq[0..len), after trying
+// the repeat of prev (the decision seq[len - 1], or NULL), which ends the
+// step when it beats cur_ms (the run time of seq[0..len), 0 if unknown).
+// Stores the index of the step's fastest correct evaluation in *best_idx
+// (-1 if none) and its decision in *best_d.
 static mqss_status step(search_ctx *c, const mqss_module *cur,
-                        mqss_decision *seq, int len, int *best_idx,
-                        mqss_decision *best_d) {
+                        mqss_decision *seq, int len, const mqss_decision *prev,
+                        double cur_ms, int *best_idx, mqss_decision *best_d) {
   const mqss_catalog *cat = c->catalog;
   int n_actions = mqss_catalog_size(cat), n_cand = 0;
   uint8_t *mask = malloc((size_t)n_actions);                 // (n_actions)
@@ -157,6 +178,10 @@ static mqss_status step(search_ctx *c, const mqss_module *cur,
     goto done;
   }
   mqss_action_mask(cur, cat, NULL, mask);
+  double repeat_ms = 0;
+  st = try_repeat(&s, mask, prev, &repeat_ms);
+  if (st != MQSS_OK || search_better(c, repeat_ms, cur_ms))
+    goto done;
   for (int a = 0; a < n_actions && st == MQSS_OK; a++) {
     if (!mask[a] || mqss_catalog_action(cat, a)->is_stop)
       continue;
@@ -205,10 +230,13 @@ mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
     if (mqss_decision_apply(cur, c->catalog, &seq[i]) != MQSS_OK)
       goto done;
   }
+  double cur_ms = 0; // run time of seq[0..len), once a step measured it
   for (int len = n; len < max_len && search_budget_left(c); len++) {
     int best_idx;
     mqss_decision best_d;
-    if ((st = step(c, cur, seq, len, &best_idx, &best_d)) != MQSS_OK)
+    st = step(c, cur, seq, len, len ? &seq[len - 1] : NULL, cur_ms, &best_idx,
+              &best_d);
+    if (st != MQSS_OK)
       break;
     if (best_idx < 0)
       break; // no correct candidate to extend
@@ -220,6 +248,7 @@ mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
       last->best_run_ms = c->out->best_run_ms;
     }
     seq[len] = best_d;
+    cur_ms = c->out->trace[best_idx].run_ms;
     if (mqss_decision_apply(cur, c->catalog, &best_d) != MQSS_OK)
       break; // cannot follow the IR further; the best stands
   }

@@ -2,7 +2,10 @@
 // each drawn uniformly among the actions the safety mask allows on the IR
 // the sequence has produced so far (STOP included, except as the first
 // decision: the empty sequence is evaluation 0), parameters uniform in
-// [-1, 1]. To make the mask follow the IR, the decisions are applied one by
+// [-1, 1]. After a schedule decision that addressed one op, the next
+// decision repeats it (same action and parameters) on the new focus op with
+// probability 1/2 when it fits there, so that a recipe drawn for one
+// contraction also reaches the others. To make the mask follow the IR, the decisions are applied one by
 // one to a clone of the module (tagged, each schedule decision addressing
 // the focus op as the policy's would: focus.c). That happens in a child
 // (util/proc.c), because passes can crash: the child streams each decision
@@ -58,6 +61,7 @@ static void sample_child(void *arg, int fd) {
     _exit(2);
   // numbered as the measurement numbers the module (mqss_module_run_pipeline)
   linalg_tag_once(mlirModuleGetOperation(cur->mod));
+  mqss_decision prev = {0}; // the last decision applied
   for (int step = 0;; step++) {
     sample_rec r = {0};
     if (step == c->opts->max_len) {
@@ -77,23 +81,32 @@ static void sample_child(void *arg, int fd) {
       put(fd, &r);
       break;
     }
-    r.action = allowed[search_rng_below(&rng, n)];
-    const mqss_action *act = mqss_catalog_action(cat, r.action);
-    for (int p = 0; p < act->n_params; p++)
-      r.u[p] = (float)(2.0 * search_rng_uniform(&rng) - 1.0);
+    mqss_decision d = prev;
+    if (!prev.op || !mask[prev.action] ||
+        !(d.op = decision_focus(cur, cat, &d)) ||
+        !decision_fits(cur, cat, &d, NULL, 0) ||
+        search_rng_uniform(&rng) >= 0.5) {
+      d = (mqss_decision){.action = allowed[search_rng_below(&rng, n)]};
+      const mqss_action *act = mqss_catalog_action(cat, d.action);
+      for (int p = 0; p < act->n_params; p++)
+        d.u[p] = (float)(2.0 * search_rng_uniform(&rng) - 1.0);
+      d.op = decision_focus(cur, cat, &d); // the per-op rule
+    }
+    bool stop = mqss_catalog_action(cat, d.action)->is_stop;
+    r.action = d.action;
+    memcpy(r.u, d.u, sizeof r.u);
+    r.op = d.op;
     r.rng = rng.s;
-    r.kind = act->is_stop ? REC_STOP : REC_DECISION;
-    mqss_decision d = {.action = r.action};
-    memcpy(d.u, r.u, sizeof d.u);
-    r.op = d.op = decision_focus(cur, cat, &d); // the per-op rule
+    r.kind = stop ? REC_STOP : REC_DECISION;
     put(fd, &r);
-    if (act->is_stop)
+    if (stop)
       break;
     if (mqss_decision_apply(cur, cat, &d) != MQSS_OK) {
       sample_rec f = {.kind = REC_FAILED, .rng = rng.s};
       put(fd, &f);
       break;
     }
+    prev = d;
   }
 }
 

@@ -247,6 +247,34 @@ static void test_random_counts_and_seed(void **state) {
   mqss_module_destroy(m);
 }
 
+// Random after a schedule decision on one of two matmuls: the next decision
+// repeats it on the other with probability 1/2. Parameters are drawn
+// uniformly as floats, so equal ones in one sequence are that repeat.
+static void test_random_repeats_schedule(void **state) {
+  fixture *f = *state;
+  mqss_module *m = parse_path(f->s, INPUTS "sched_two_matmuls.mlir");
+  mqss_catalog *cat = load_catalog(f->s, INPUTS "sched_catalog.yaml");
+  mqss_search_options o = quick(MQSS_SEARCH_RANDOM, 10, NULL);
+  mqss_search_result r;
+  assert_int_equal(mqss_search(m, cat, &o, &r), MQSS_OK);
+  check_consistent(&r, 10);
+  int repeats = 0;
+  for (int i = 1; i < r.n_trace; i++) {
+    const mqss_search_eval *e = &r.trace[i];
+    assert_true(e->n_decisions >= 1 && e->n_decisions <= 2);
+    if (e->n_decisions == 2) {
+      const mqss_decision *a = &e->decisions[0], *b = &e->decisions[1];
+      bool same_u = !memcmp(a->u, b->u, sizeof a->u);
+      repeats += same_u;
+      assert_true(a->op > 0 && b->op > 0 && a->op != b->op);
+    }
+  }
+  assert_true(repeats >= 1);
+  mqss_search_result_free(&r);
+  mqss_catalog_destroy(cat);
+  mqss_module_destroy(m);
+}
+
 // ----------------------------------------------------------------------------
 // greedy search: failures by status, never best; the budget
 
@@ -289,6 +317,40 @@ static void test_greedy_failures(void **state) {
   mqss_module_destroy(m);
 }
 
+// Greedy after a schedule decision: the next step first repeats it on the
+// new focus op. On sched_two_matmuls.mlir the focus is first the 64x40
+// matmul, where the catalog's default N = 16 does not divide 40: step 1's
+// only candidate is M 8, N 8. Then the 64x48 matmul takes the default N 16
+// too, so the screening would try M 8, N 16 there; the repeat tries M 8,
+// N 8, and, faster, is step 2 on its own. Then no op is left to tile.
+static void test_greedy_repeats_schedule(void **state) {
+  fixture *f = *state;
+  mqss_module *m = parse_path(f->s, INPUTS "sched_two_matmuls.mlir");
+  mqss_catalog *cat = load_catalog(f->s, INPUTS "sched_catalog.yaml");
+  mqss_search_options o = quick(MQSS_SEARCH_GREEDY, 10, NULL);
+  mqss_search_result r;
+  assert_int_equal(mqss_search(m, cat, &o, &r), MQSS_OK);
+  check_consistent(&r, 10);
+  assert_true(r.n_trace >= 3);
+  const mqss_search_eval *s1 = &r.trace[1], *s2 = &r.trace[2];
+  assert_int_equal(s1->n_decisions, 1);
+  assert_int_equal(s1->status, MQSS_MEASURE_OK);
+  assert_int_equal(s2->n_decisions, 2);
+  assert_non_null(strstr(s1->pipeline, "mqss_"));
+  const mqss_decision *a = &s2->decisions[0], *b = &s2->decisions[1];
+  assert_int_equal(a->action, s1->decisions[0].action);
+  assert_true(a->op == s1->decisions[0].op && a->op > 0);
+  assert_int_equal(b->action, a->action);
+  assert_memory_equal(b->u, a->u, sizeof a->u);
+  assert_true(b->op > 0 && b->op != a->op);
+  // Taken without screening when faster: nothing follows it.
+  if (s2->status == MQSS_MEASURE_OK && s2->run_ms < s1->run_ms * (1 - 0.02))
+    assert_int_equal(r.n_trace, 3);
+  mqss_search_result_free(&r);
+  mqss_catalog_destroy(cat);
+  mqss_module_destroy(m);
+}
+
 static void test_bad_options(void **state) {
   fixture *f = *state;
   mqss_module *m = parse_path(f->s, INPUTS "search_matmul.mlir");
@@ -309,7 +371,9 @@ int main(void) {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, setup, teardown)
       T(test_join),
       T(test_random_counts_and_seed),
+      T(test_random_repeats_schedule),
       T(test_greedy_failures),
+      T(test_greedy_repeats_schedule),
       T(test_bad_options),
 #undef T
   };
