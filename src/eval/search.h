@@ -82,6 +82,15 @@ mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at);
 mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
                                int n, int stop_at);
 
+// Greedy's schedule candidates (search_random.c, in the same child as the
+// random sequences): `first`, a decision that fits `cur`, followed by its
+// repeats, while they fit, on each next focus op, applied to a clone of cur
+// in a child. Writes at most `max` (>= 1) decisions to out and their
+// number to *n; a crash or hang ends them where it happened.
+mqss_status search_expand(search_ctx *c, const mqss_module *cur,
+                          const mqss_decision *first, int max,
+                          mqss_decision *out, int *n);
+
 // Offers evaluation `index` as the best: it becomes the best when it is
 // correct, beats the reference by min_gain and is the fastest so far.
 void search_offer_best(search_ctx *c, int index);

@@ -15,14 +15,13 @@
 // conversion to affine loops pays off only with the tiling after it); it
 // becomes the best when it beats the best so far by more than min_gain.
 // A schedule decision addresses one op (the focus, focus.c), so a module
-// with several contractions needs one per op: a step after a schedule
-// decision first tries that decision again (same action and parameters) on
-// the new focus op, and when it beats the sequence so far by min_gain it is
-// the step, without screening (one evaluation per further op instead of a
-// step's worth).
+// with several contractions needs one per op: a schedule candidate is the
+// decision followed by its repeats (same action and parameters) on each
+// next focus op it fits (search_expand), measured as one evaluation and
+// taken as a whole; the ops it does not fit are left to later steps.
 // The search ends when the budget or max_len is reached or a step has no
-// correct candidate. Only the chosen decision is applied in process (to
-// follow the mask): it has just run successfully in the sandbox. It does
+// correct candidate. Only the chosen decisions are applied in process (to
+// follow the mask): they have just run successfully in the sandbox. It does
 // not measure anything itself (search.c does).
 #include "eval/search.h"
 #include "actions/linalg_ops.h"
@@ -37,12 +36,13 @@
 typedef struct {
   search_ctx *c;
   const mqss_module *cur; // the IR the step extends
-  mqss_decision *seq;     // (len + 1) the current sequence and one slot
-  int len;
+  mqss_decision *seq;     // (max_len) the current sequence, then room for
+  int len;                // a candidate's decisions
   char **seen;            // (n_seen) texts tried this step
   int n_seen, cap_seen;
   int best_idx;           // -1 while none is correct
-  mqss_decision best_d;
+  mqss_decision *best;    // (max_len) its decisions after seq[0..len)
+  int best_n;
 } step_state;
 
 // Raw values u that reach every candidate of parameter p: the middle of
@@ -71,8 +71,14 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
   dd.op = decision_focus(s->cur, c->catalog, &dd); // the per-op rule
   if (!search_budget_left(c) || !decision_fits(s->cur, c->catalog, d, NULL, 0))
     return MQSS_OK;
+  int n = 1, room = c->opts->max_len - s->len;
   s->seq[s->len] = *d;
-  char *text = search_join(c->catalog, s->seq, s->len + 1);
+  if (dd.op) { // a schedule decision on one op, and its repeats
+    mqss_status st = search_expand(c, s->cur, d, room, s->seq + s->len, &n);
+    if (st != MQSS_OK)
+      return st;
+  }
+  char *text = search_join(c->catalog, s->seq, s->len + n);
   if (!text)
     return fail(ses, MQSS_ERR_NOMEM,
                 "search: cannot format a candidate pipeline");
@@ -93,7 +99,7 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
   }
   s->seen[s->n_seen++] = text;
   int idx;
-  mqss_status st = search_eval(c, text, s->seq, s->len + 1, &idx);
+  mqss_status st = search_eval(c, text, s->seq, s->len + n, &idx);
   if (st != MQSS_OK)
     return st;
   const mqss_search_eval *e = &c->out->trace[idx];
@@ -101,7 +107,8 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
     *ms = e->run_ms;
     if (s->best_idx < 0 || e->run_ms < c->out->trace[s->best_idx].run_ms) {
       s->best_idx = idx;
-      s->best_d = *d;
+      memcpy(s->best, s->seq + s->len, (size_t)n * sizeof *s->best);
+      s->best_n = n;
     }
   }
   search_eval_done(c, idx);
@@ -145,32 +152,18 @@ static int by_time(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-// The previous step's schedule decision on the new focus op, if it has one
-// the action targets and the mask allows the action. Stores its run time in
-// *ms when it ran correctly.
-static mqss_status try_repeat(step_state *s, const uint8_t *mask,
-                              const mqss_decision *prev, double *ms) {
-  if (!prev || !prev->op || !mask[prev->action])
-    return MQSS_OK;
-  mqss_decision r = *prev;
-  if (!decision_focus(s->cur, s->c->catalog, &r))
-    return MQSS_OK;
-  return try_decision(s, &r, ms);
-}
-
-// Screens and refines every allowed extension of seq[0..len), after trying
-// the repeat of prev (the decision seq[len - 1], or NULL), which ends the
-// step when it beats cur_ms (the run time of seq[0..len), 0 if unknown).
-// Stores the index of the step's fastest correct evaluation in *best_idx
-// (-1 if none) and its decision in *best_d.
+// Screens and refines every allowed extension of seq[0..len). Stores the
+// index of the step's fastest correct evaluation in *best_idx (-1 if none)
+// and its decisions in best[0..*best_n).
 static mqss_status step(search_ctx *c, const mqss_module *cur,
-                        mqss_decision *seq, int len, const mqss_decision *prev,
-                        double cur_ms, int *best_idx, mqss_decision *best_d) {
+                        mqss_decision *seq, int len, int *best_idx,
+                        mqss_decision *best, int *best_n) {
   const mqss_catalog *cat = c->catalog;
   int n_actions = mqss_catalog_size(cat), n_cand = 0;
   uint8_t *mask = malloc((size_t)n_actions);                 // (n_actions)
   candidate *cand = calloc((size_t)n_actions, sizeof *cand); // (n_cand)
-  step_state s = {.c = c, .cur = cur, .seq = seq, .len = len, .best_idx = -1};
+  step_state s = {.c = c, .cur = cur, .seq = seq, .len = len, .best_idx = -1,
+                  .best = best};
   mqss_status st = MQSS_OK;
   if (!mask || !cand) {
     st = fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
@@ -178,10 +171,6 @@ static mqss_status step(search_ctx *c, const mqss_module *cur,
     goto done;
   }
   mqss_action_mask(cur, cat, NULL, mask);
-  double repeat_ms = 0;
-  st = try_repeat(&s, mask, prev, &repeat_ms);
-  if (st != MQSS_OK || search_better(c, repeat_ms, cur_ms))
-    goto done;
   for (int a = 0; a < n_actions && st == MQSS_OK; a++) {
     if (!mask[a] || mqss_catalog_action(cat, a)->is_stop)
       continue;
@@ -200,8 +189,7 @@ done:
   free(cand);
   free(mask);
   *best_idx = s.best_idx;
-  if (s.best_idx >= 0)
-    *best_d = s.best_d;
+  *best_n = s.best_n;
   return st;
 }
 
@@ -211,12 +199,13 @@ done:
 mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
                                int n, int stop_at) {
   int max_len = c->opts->max_len;
-  mqss_decision *seq = calloc((size_t)max_len, sizeof *seq); // (max_len)
+  mqss_decision *seq = calloc((size_t)max_len, sizeof *seq);  // (max_len)
+  mqss_decision *best = calloc((size_t)max_len, sizeof *best); // (max_len)
   mqss_module *cur = mqss_module_clone(c->module);
   mqss_status st = MQSS_OK;
   int saved = c->stop_at;
   c->stop_at = stop_at;
-  if (!seq || !cur) {
+  if (!seq || !best || !cur) {
     st = fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
               "search: out of memory");
     goto done;
@@ -230,13 +219,9 @@ mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
     if (mqss_decision_apply(cur, c->catalog, &seq[i]) != MQSS_OK)
       goto done;
   }
-  double cur_ms = 0; // run time of seq[0..len), once a step measured it
-  for (int len = n; len < max_len && search_budget_left(c); len++) {
-    int best_idx;
-    mqss_decision best_d;
-    st = step(c, cur, seq, len, len ? &seq[len - 1] : NULL, cur_ms, &best_idx,
-              &best_d);
-    if (st != MQSS_OK)
+  for (int len = n; len < max_len && search_budget_left(c);) {
+    int best_idx, best_n;
+    if ((st = step(c, cur, seq, len, &best_idx, best, &best_n)) != MQSS_OK)
       break;
     if (best_idx < 0)
       break; // no correct candidate to extend
@@ -247,14 +232,17 @@ mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
       last->best_index = c->out->best_index;
       last->best_run_ms = c->out->best_run_ms;
     }
-    seq[len] = best_d;
-    cur_ms = c->out->trace[best_idx].run_ms;
-    if (mqss_decision_apply(cur, c->catalog, &best_d) != MQSS_OK)
+    int applied = 0;
+    while (applied < best_n &&
+           mqss_decision_apply(cur, c->catalog, &best[applied]) == MQSS_OK)
+      seq[len++] = best[applied++];
+    if (applied < best_n)
       break; // cannot follow the IR further; the best stands
   }
 done:
   c->stop_at = saved;
   mqss_module_destroy(cur);
+  free(best);
   free(seq);
   return st;
 }

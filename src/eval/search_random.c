@@ -2,17 +2,20 @@
 // each drawn uniformly among the actions the safety mask allows on the IR
 // the sequence has produced so far (STOP included, except as the first
 // decision: the empty sequence is evaluation 0), parameters uniform in
-// [-1, 1]. After a schedule decision that addressed one op, the next
-// decision repeats it (same action and parameters) on the new focus op with
-// probability 1/2 when it fits there, so that a recipe drawn for one
-// contraction also reaches the others. To make the mask follow the IR, the decisions are applied one by
+// [-1, 1]. In half of the sequences (a coin drawn first), a schedule
+// decision that addressed one op is repeated (same action and parameters)
+// on each new focus op it fits, so that a recipe drawn for one contraction
+// reaches the others too; in the other half every decision is drawn. To
+// make the mask follow the IR, the decisions are applied one by
 // one to a clone of the module (tagged, each schedule decision addressing
 // the focus op as the policy's would: focus.c). That happens in a child
 // (util/proc.c), because passes can crash: the child streams each decision
 // (and the RNG state after drawing it) before applying it, so a crash or a
 // hang simply ends the sequence at the decision that caused it (the
-// measurement then records the failure). The candidate's joined pipeline is measured on the original
-// module. It does not measure anything itself (search.c does).
+// measurement then records the failure). The candidate's joined pipeline
+// is measured on the original module. The same child expands greedy's
+// schedule candidates into their repeats (search_expand). It does not
+// measure anything itself (search.c does).
 #include "eval/search.h"
 
 #include "actions/linalg_ops.h"
@@ -45,52 +48,69 @@ static void put(int fd, const sample_rec *r) {
 
 typedef struct {
   const search_ctx *c;
+  const mqss_module *from;     // the IR the sequence extends (tagged)
+  const mqss_decision *first;  // search_expand: the decision to repeat
+  int max;                     // most decisions
   search_rng rng;
 } sample_args;
 
+// The next decision after `prev` (the last one applied, or zeroed) when it
+// repeats: prev's action and parameters on the new focus op, if prev
+// addressed one op, the mask allows the action and its sizes fit there.
+static bool repeat_of(const mqss_module *cur, const mqss_catalog *cat,
+                      const uint8_t *mask, const mqss_decision *prev,
+                      mqss_decision *d) {
+  *d = *prev;
+  return prev->op && mask[prev->action] &&
+         (d->op = decision_focus(cur, cat, d)) != 0 &&
+         decision_fits(cur, cat, d, NULL, 0);
+}
+
 static void sample_child(void *arg, int fd) {
-  const search_ctx *c = ((const sample_args *)arg)->c;
-  search_rng rng = ((const sample_args *)arg)->rng;
+  const sample_args *a = arg;
+  const search_ctx *c = a->c;
+  search_rng rng = a->rng;
   child_default_fatal_signals(); // a host's handlers must not catch a crash
   const mqss_catalog *cat = c->catalog;
   int n_actions = mqss_catalog_size(cat);
   uint8_t *mask = malloc((size_t)n_actions);   // (n_actions)
   int *allowed = malloc((size_t)n_actions * sizeof *allowed);
-  mqss_module *cur = mqss_module_clone(c->module);
+  mqss_module *cur = mqss_module_clone(a->from);
   if (!mask || !allowed || !cur)
     _exit(2);
   // numbered as the measurement numbers the module (mqss_module_run_pipeline)
   linalg_tag_once(mlirModuleGetOperation(cur->mod));
+  bool repeats = a->first || search_rng_uniform(&rng) < 0.5;
   mqss_decision prev = {0}; // the last decision applied
   for (int step = 0;; step++) {
     sample_rec r = {0};
-    if (step == c->opts->max_len) {
+    if (step == a->max) {
       r.kind = REC_FULL;
       r.rng = rng.s;
       put(fd, &r);
       break;
     }
     mqss_action_mask(cur, cat, NULL, mask);
-    int n = 0;
-    for (int a = 0; a < n_actions; a++)
-      if (mask[a] && !(step == 0 && mqss_catalog_action(cat, a)->is_stop))
-        allowed[n++] = a;
-    if (n == 0) { // only STOP is allowed on the original IR
-      r.kind = REC_STOP;
-      r.rng = rng.s;
-      put(fd, &r);
-      break;
-    }
-    mqss_decision d = prev;
-    if (!prev.op || !mask[prev.action] ||
-        !(d.op = decision_focus(cur, cat, &d)) ||
-        !decision_fits(cur, cat, &d, NULL, 0) ||
-        search_rng_uniform(&rng) >= 0.5) {
-      d = (mqss_decision){.action = allowed[search_rng_below(&rng, n)]};
-      const mqss_action *act = mqss_catalog_action(cat, d.action);
-      for (int p = 0; p < act->n_params; p++)
-        d.u[p] = (float)(2.0 * search_rng_uniform(&rng) - 1.0);
-      d.op = decision_focus(cur, cat, &d); // the per-op rule
+    mqss_decision d;
+    if (!(repeats && repeat_of(cur, cat, mask, &prev, &d))) {
+      int n = 0;
+      for (int i = 0; i < n_actions && !a->first; i++)
+        if (mask[i] && !(step == 0 && mqss_catalog_action(cat, i)->is_stop))
+          allowed[n++] = i;
+      if (step == 0 && a->first) {
+        d = *a->first;
+      } else if (n == 0) { // expanded, or only STOP allowed on the original
+        r.kind = REC_STOP;
+        r.rng = rng.s;
+        put(fd, &r);
+        break;
+      } else {
+        d = (mqss_decision){.action = allowed[search_rng_below(&rng, n)]};
+        const mqss_action *act = mqss_catalog_action(cat, d.action);
+        for (int p = 0; p < act->n_params; p++)
+          d.u[p] = (float)(2.0 * search_rng_uniform(&rng) - 1.0);
+        d.op = decision_focus(cur, cat, &d); // the per-op rule
+      }
     }
     bool stop = mqss_catalog_action(cat, d.action)->is_stop;
     r.action = d.action;
@@ -114,7 +134,7 @@ static void sample_child(void *arg, int fd) {
 // parent: collect one sequence
 
 typedef struct {
-  const search_ctx *c;
+  int max;
   search_rng *rng;
   mqss_decision *d;
   int *n;
@@ -128,7 +148,7 @@ static size_t take_records(void *ctx, const char *data, size_t len) {
     sample_rec r;
     memcpy(&r, data + used, sizeof r);
     k->rng->s = r.rng;
-    if (r.kind == REC_DECISION && *k->n < k->c->opts->max_len) {
+    if (r.kind == REC_DECISION && *k->n < k->max) {
       k->d[*k->n] = (mqss_decision){.action = r.action, .op = r.op};
       memcpy(k->d[*k->n].u, r.u, sizeof r.u);
       (*k->n)++;
@@ -137,23 +157,37 @@ static size_t take_records(void *ctx, const char *data, size_t len) {
   return used;
 }
 
-// Draws one sequence into d (max_len entries) and *n; advances *rng.
-static mqss_status sample(search_ctx *c, search_rng *rng, mqss_decision *d,
-                          int *n) {
+// Runs the child on `args` and collects its decisions into d (args->max
+// entries) and *n; advances *rng.
+static mqss_status sample(search_ctx *c, sample_args *args, search_rng *rng,
+                          mqss_decision *d, int *n) {
   *n = 0;
   proc child;
-  sample_args args = {c, *rng};
-  if (!proc_spawn(&child, false, sample_child, &args))
+  args->rng = *rng;
+  if (!proc_spawn(&child, false, sample_child, args))
     return fail(mqss_module_session(c->module), MQSS_ERR_INTERNAL,
                 "search: cannot start the sampling child (pipe or fork "
                 "failed): %s", strerror(errno));
   // A pass that loops: the child is killed and the sequence ends there.
-  collect k = {c, rng, d, n};
+  collect k = {args->max, rng, d, n};
   strbuf buf = {0};
   proc_read(&child, c->opts->measure.timeout_ms, &buf, take_records, &k);
   sb_free(&buf);
   proc_wait(&child);
   return MQSS_OK;
+}
+
+mqss_status search_expand(search_ctx *c, const mqss_module *cur,
+                          const mqss_decision *first, int max,
+                          mqss_decision *out, int *n) {
+  search_rng unused = {0};
+  sample_args args = {.c = c, .from = cur, .first = first, .max = max};
+  mqss_status st = sample(c, &args, &unused, out, n);
+  if (st == MQSS_OK && *n == 0) { // the child died before sending it
+    out[0] = *first;
+    *n = 1;
+  }
+  return st;
 }
 
 // ----------------------------------------------------------------------------
@@ -170,7 +204,8 @@ mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at) {
   c->stop_at = stop_at;
   while (search_budget_left(c)) {
     int n = 0, idx;
-    if ((st = sample(c, &rng, d, &n)) != MQSS_OK)
+    sample_args args = {.c = c, .from = c->module, .max = c->opts->max_len};
+    if ((st = sample(c, &args, &rng, d, &n)) != MQSS_OK)
       break;
     char *text = search_join(c->catalog, d, n);
     if (!text) {
