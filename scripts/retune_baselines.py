@@ -118,8 +118,10 @@ def remembered(done, key, compute):
 
 
 def search(path, method):
+    # kind-wide: a winner's schedules address op kinds, not one module's
+    # mqss.id tags, so they replay on the family's other modules
     j = run_json(["search", "--method", method, "--budget", str(BUDGET), path,
-                  "--cache", CACHE, "--min-gain", str(MIN_GAIN),
+                  "--kind-wide", "--cache", CACHE, "--min-gain", str(MIN_GAIN),
                   "--confirm", str(PAIRS)])
     return j.get("winner_pipeline", "") if j else ""
 

@@ -56,6 +56,8 @@ static bool parse_args(int argc, char **argv, search_args *a) {
       NEED_VALUE a->o.measure.entry = v;
     } else if (!strcmp(f, "--catalog")) {
       NEED_VALUE a->catalog = v;
+    } else if (!strcmp(f, "--kind-wide")) {
+      a->o.kind_wide = 1;
     } else if (!strcmp(f, "--no-code-size")) {
       a->o.measure.code_size = 0;
     } else if ((x = check_cli_option(&a->check, "search", argc, argv, &i))) {

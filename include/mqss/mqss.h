@@ -1308,6 +1308,11 @@ typedef struct {
   int budget;                   ///< evaluations at most, evaluation 0 included (default 50, >= 1)
   uint64_t seed;                ///< seed of random search's draws (default 1)
   int max_len;                  ///< decisions per sequence at most (default 16)
+  int kind_wide;                ///< nonzero: a schedule decision addresses
+                                ///< every op of its kinds, not the focus op,
+                                ///< so the winner carries no mqss.id tag and
+                                ///< replays on other modules (a family
+                                ///< baseline); default 0
   double min_gain;              ///< relative run-time gain that counts as better (default 0.02)
   int confirm_pairs;            ///< A/B pairs of the final mqss_measure_vs; 0 = skip (default 20)
   mqss_measure_options measure; ///< settings of every measurement; .pipeline is ignored

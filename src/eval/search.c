@@ -118,6 +118,11 @@ bool search_budget_left(const search_ctx *c) {
          (c->stop_at <= 0 || c->out->n_trace < c->stop_at);
 }
 
+int64_t search_focus(const search_ctx *c, const mqss_module *m,
+                     const mqss_decision *d) {
+  return c->opts->kind_wide ? 0 : decision_focus(m, c->catalog, d);
+}
+
 bool search_better(const search_ctx *c, double cand, double best) {
   return cand > 0 && cand < best * (1.0 - c->opts->min_gain);
 }

@@ -59,6 +59,11 @@ void search_set_best(search_ctx *c, int index);
 // callback. Call once per evaluation, after deciding about the best.
 void search_eval_done(search_ctx *c, int index);
 
+// The op a schedule decision d addresses on m: the focus op (the per-op
+// rule, focus.c), or 0 (every op of its kinds) with opts->kind_wide.
+int64_t search_focus(const search_ctx *c, const mqss_module *m,
+                     const mqss_decision *d);
+
 // True when run time `cand` beats `best` by more than min_gain.
 bool search_better(const search_ctx *c, double cand, double best);
 

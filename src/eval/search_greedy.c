@@ -68,7 +68,7 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
   mqss_session *ses = mqss_module_session(c->module);
   mqss_decision dd = *given;
   const mqss_decision *d = &dd;
-  dd.op = decision_focus(s->cur, c->catalog, &dd); // the per-op rule
+  dd.op = search_focus(c, s->cur, &dd); // the per-op rule
   if (!search_budget_left(c) || !decision_fits(s->cur, c->catalog, d, NULL, 0))
     return MQSS_OK;
   int n = 1, room = c->opts->max_len - s->len;

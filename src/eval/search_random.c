@@ -109,7 +109,7 @@ static void sample_child(void *arg, int fd) {
         const mqss_action *act = mqss_catalog_action(cat, d.action);
         for (int p = 0; p < act->n_params; p++)
           d.u[p] = (float)(2.0 * search_rng_uniform(&rng) - 1.0);
-        d.op = decision_focus(cur, cat, &d); // the per-op rule
+        d.op = search_focus(c, cur, &d); // the per-op rule
       }
     }
     bool stop = mqss_catalog_action(cat, d.action)->is_stop;

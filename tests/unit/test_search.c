@@ -321,7 +321,8 @@ static void test_greedy_failures(void **state) {
 // sched_two_matmuls.mlir the focus is first the 64x40 matmul, where the
 // catalog's default N = 16 does not divide 40: step 1's only candidate is
 // M 8, N 8 there, and it fits the 64x48 matmul too, so the candidate is
-// both decisions. Then no op is left to tile.
+// both decisions. Then no op is left to tile. With kind_wide, the same
+// sizes make one decision that addresses both.
 static void test_greedy_repeats_schedule(void **state) {
   fixture *f = *state;
   mqss_module *m = parse_path(f->s, INPUTS "sched_two_matmuls.mlir");
@@ -338,6 +339,17 @@ static void test_greedy_repeats_schedule(void **state) {
   assert_int_equal(b->action, a->action);
   assert_memory_equal(b->u, a->u, sizeof a->u);
   assert_true(a->op > 0 && b->op > 0 && a->op != b->op);
+  // Kind-wide: one decision for both matmuls, addressing no tag.
+  mqss_search_result w;
+  o.kind_wide = 1;
+  assert_int_equal(mqss_search(m, cat, &o, &w), MQSS_OK);
+  check_consistent(&w, 10);
+  assert_true(w.n_trace >= 2);
+  assert_int_equal(w.trace[1].n_decisions, 1);
+  assert_int_equal(w.trace[1].decisions[0].action, a->action);
+  assert_memory_equal(w.trace[1].decisions[0].u, a->u, sizeof a->u);
+  assert_true(w.trace[1].decisions[0].op == 0);
+  mqss_search_result_free(&w);
   // Both matmuls are register-tiled: the one winner names two schedules.
   assert_int_equal(r.best_index, 1);
   const char *p = r.best_pipeline, *second = strstr(p, "transform-interpreter");
