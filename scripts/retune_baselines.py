@@ -27,6 +27,8 @@ same OUT (and settings) skips them; a torn last line is dropped.
 
 usage: retune_baselines.py MQSS CORPUS_DIR OUT_DIR
   env: BUDGET (24), MODULES (3), PAIRS (10), MIN_GAIN (0.02), FAMILIES (all),
+       TIMEOUT_MS (300000: per measurement, as `mqss baseline`; tile-32 on
+       attention JIT-compiles for over 30 s, mqss's default),
        EXTRA (a file of "family<TAB>pipeline" lines: more candidates, e.g.
        the winners of bench/headroom.sh; confirmed like the others)
 """
@@ -50,6 +52,7 @@ PAIRS = int(os.environ.get("PAIRS", 10))
 MIN_GAIN = float(os.environ.get("MIN_GAIN", 0.02))
 ONLY = [f for f in os.environ.get("FAMILIES", "").split(",") if f]
 EXTRA = os.environ.get("EXTRA", "")
+TIMEOUT_MS = os.environ.get("TIMEOUT_MS", "300000")
 CACHE = os.path.join(OUT, "cache.sqlite")
 PROGRESS = os.path.join(OUT, "progress.jsonl")
 SCHEDULES = os.path.join(OUT, "schedules")
@@ -122,6 +125,7 @@ def search(path, method):
     # mqss.id tags, so they replay on the family's other modules
     j = run_json(["search", "--method", method, "--budget", str(BUDGET), path,
                   "--kind-wide", "--cache", CACHE, "--min-gain", str(MIN_GAIN),
+                  "--timeout", TIMEOUT_MS,
                   "--confirm", str(PAIRS)])
     return j.get("winner_pipeline", "") if j else ""
 
@@ -152,7 +156,8 @@ def train_modules():
 def measure(path, pipeline):
     """(hl, lo, hi) of time(reference) / time(pipeline), or None when not OK."""
     j = run_json(["measure", path, "--pipeline", pipeline, "--vs", "", "--repeat",
-                  str(PAIRS), "--warmup", "1", "--cache", CACHE, "--no-code-size"])
+                  str(PAIRS), "--warmup", "1", "--cache", CACHE, "--no-code-size",
+                  "--timeout", TIMEOUT_MS])
     if not j or any(j.get(side, {}).get("status") != "ok" for side in ("a", "b")):
         return None
     r = j.get("ratio_b_over_a")
