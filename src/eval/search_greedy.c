@@ -71,14 +71,10 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
   dd.op = search_focus(c, s->cur, &dd); // the per-op rule
   if (!search_budget_left(c) || !decision_fits(s->cur, c->catalog, d, NULL, 0))
     return MQSS_OK;
-  int n = 1, room = c->opts->max_len - s->len;
   s->seq[s->len] = *d;
-  if (dd.op) { // a schedule decision on one op, and its repeats
-    mqss_status st = search_expand(c, s->cur, d, room, s->seq + s->len, &n);
-    if (st != MQSS_OK)
-      return st;
-  }
-  char *text = search_join(c->catalog, s->seq, s->len + n);
+  // Tried this step? The repeats follow from the decision, so its own text
+  // tells, before a child expands it.
+  char *text = search_join(c->catalog, s->seq, s->len + 1);
   if (!text)
     return fail(ses, MQSS_ERR_NOMEM,
                 "search: cannot format a candidate pipeline");
@@ -98,8 +94,20 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
     s->cap_seen = cap;
   }
   s->seen[s->n_seen++] = text;
-  int idx;
-  mqss_status st = search_eval(c, text, s->seq, s->len + n, &idx);
+  int n = 1, idx;
+  mqss_status st = MQSS_OK;
+  if (dd.op) { // a schedule decision on one op, and its repeats
+    st = search_expand(c, s->cur, d, c->opts->max_len - s->len,
+                       s->seq + s->len, &n);
+    if (st == MQSS_OK && n > 1 &&
+        !(text = search_join(c->catalog, s->seq, s->len + n)))
+      st = fail(ses, MQSS_ERR_NOMEM,
+                "search: cannot format a candidate pipeline");
+  }
+  if (st == MQSS_OK)
+    st = search_eval(c, text, s->seq, s->len + n, &idx);
+  if (n > 1)
+    free(text);
   if (st != MQSS_OK)
     return st;
   const mqss_search_eval *e = &c->out->trace[idx];

@@ -66,6 +66,26 @@ static bool repeat_of(const mqss_module *cur, const mqss_catalog *cat,
          decision_fits(cur, cat, d, NULL, 0);
 }
 
+// Draws a decision uniformly among the actions the mask allows (not STOP
+// as the first), parameters uniform in [-1, 1]. False when none is allowed.
+static bool draw(const search_ctx *c, const mqss_module *cur,
+                 const uint8_t *mask, int *allowed, int step, search_rng *rng,
+                 mqss_decision *d) {
+  const mqss_catalog *cat = c->catalog;
+  int n = 0;
+  for (int i = 0; i < mqss_catalog_size(cat); i++)
+    if (mask[i] && !(step == 0 && mqss_catalog_action(cat, i)->is_stop))
+      allowed[n++] = i;
+  if (n == 0)
+    return false;
+  *d = (mqss_decision){.action = allowed[search_rng_below(rng, n)]};
+  const mqss_action *act = mqss_catalog_action(cat, d->action);
+  for (int p = 0; p < act->n_params; p++)
+    d->u[p] = (float)(2.0 * search_rng_uniform(rng) - 1.0);
+  d->op = search_focus(c, cur, d); // the per-op rule
+  return true;
+}
+
 static void sample_child(void *arg, int fd) {
   const sample_args *a = arg;
   const search_ctx *c = a->c;
@@ -81,7 +101,7 @@ static void sample_child(void *arg, int fd) {
   // numbered as the measurement numbers the module (mqss_module_run_pipeline)
   linalg_tag_once(mlirModuleGetOperation(cur->mod));
   bool repeats = a->first || search_rng_uniform(&rng) < 0.5;
-  mqss_decision prev = {0}; // the last decision applied
+  mqss_decision prev = {0}, d; // the last decision applied, the next one
   for (int step = 0;; step++) {
     sample_rec r = {0};
     if (step == a->max) {
@@ -91,26 +111,17 @@ static void sample_child(void *arg, int fd) {
       break;
     }
     mqss_action_mask(cur, cat, NULL, mask);
-    mqss_decision d;
-    if (!(repeats && repeat_of(cur, cat, mask, &prev, &d))) {
-      int n = 0;
-      for (int i = 0; i < n_actions && !a->first; i++)
-        if (mask[i] && !(step == 0 && mqss_catalog_action(cat, i)->is_stop))
-          allowed[n++] = i;
-      if (step == 0 && a->first) {
-        d = *a->first;
-      } else if (n == 0) { // expanded, or only STOP allowed on the original
-        r.kind = REC_STOP;
-        r.rng = rng.s;
-        put(fd, &r);
-        break;
-      } else {
-        d = (mqss_decision){.action = allowed[search_rng_below(&rng, n)]};
-        const mqss_action *act = mqss_catalog_action(cat, d.action);
-        for (int p = 0; p < act->n_params; p++)
-          d.u[p] = (float)(2.0 * search_rng_uniform(&rng) - 1.0);
-        d.op = search_focus(c, cur, &d); // the per-op rule
-      }
+    bool have = step == 0 && a->first;
+    if (have)
+      d = *a->first;
+    else
+      have = (repeats && repeat_of(cur, cat, mask, &prev, &d)) ||
+             (!a->first && draw(c, cur, mask, allowed, step, &rng, &d));
+    if (!have) { // expanded, or only STOP allowed on the original IR
+      r.kind = REC_STOP;
+      r.rng = rng.s;
+      put(fd, &r);
+      break;
     }
     bool stop = mqss_catalog_action(cat, d.action)->is_stop;
     r.action = d.action;
