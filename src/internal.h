@@ -203,6 +203,30 @@ int64_t focus_target(const mqss_action *a, const linalg_focus *f);
 int64_t decision_focus(const mqss_module *m, const mqss_catalog *c,
                        const mqss_decision *d);
 
+// Repeats of a schedule decision (repeat.c). The repeat of `prev` on m:
+// prev's action and parameters on m's focus op, when prev addressed one op,
+// the safety layer allows the action on m, the focus is another op and the
+// sizes fit it. False when there is none (*next is then meaningless).
+bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
+                     const mqss_decision *prev, mqss_decision *next);
+// Most repeats one decision gets.
+enum { DECISION_MAX_REPEATS = 63 };
+// Called around each repeat's passes (either may be NULL): `before` may end
+// the repeats by returning false (the repeat is then not applied); `after`
+// says whether the repeat was kept (applied and the IR changed).
+typedef struct {
+  void *ctx;
+  bool (*before)(void *ctx, const mqss_decision *r);
+  void (*after)(void *ctx, const mqss_decision *r, bool kept);
+} repeat_hooks;
+// Applies the repeats of d, which was just applied to *m: decision_repeat
+// after decision_repeat, each on a clone that replaces *m when its passes
+// succeed and change the IR. The first that fails or changes nothing ends
+// them (that IR is dropped). h may be NULL. Returns the number kept, or -1
+// when out of memory.
+int decision_apply_repeats(mqss_module **m, const mqss_catalog *c,
+                           const mqss_decision *d, const repeat_hooks *h);
+
 // What the safety layer needs to know about a piece of IR, from one walk.
 typedef struct {
   unsigned stages;       // MQSS_STAGE_* bits present

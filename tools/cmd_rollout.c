@@ -99,6 +99,8 @@ static void print_text(const mqss_catalog *cat, const collected *c,
       print_params(cat, in, stdout);
       if (in->op) // the linalg op (mqss.id) the decision addressed
         printf(" op=%lld", (long long)in->op);
+      if (in->repeats) // and on so many further ops (repeat.c)
+        printf(" repeats=%d", in->repeats);
       if (in->reason[0])
         printf("  (%s)", in->reason);
       printf("\n");
@@ -139,6 +141,8 @@ static cJSON *step_json(const mqss_catalog *cat, const mqss_rollout_record *r,
   cJSON_AddStringToObject(s, "action", a->name);
   if (in->op)
     cJSON_AddNumberToObject(s, "op", (double)in->op);
+  if (in->repeats)
+    cJSON_AddNumberToObject(s, "repeats", in->repeats);
   cJSON_AddStringToObject(s, "status", mqss_step_status_name(in->status));
   cJSON *p = cJSON_AddObjectToObject(s, "params");
   for (int k = 0; k < in->n_params; k++) {

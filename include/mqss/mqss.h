@@ -891,6 +891,8 @@ typedef struct {
                           ///< (see mqss_env_notice)
   int64_t op;             ///< the op the decision addressed (its mqss.id),
                           ///< 0: every op of the action's kinds, or none
+  int repeats;            ///< repeats applied with it: the same schedule on
+                          ///< each further focus op it fits (docs/ENV.md)
 } mqss_env_info;
 
 /// Starts an episode on a clone of `module` (which is not modified and may be
@@ -1255,14 +1257,14 @@ mqss_status mqss_policy_explain(const mqss_policy *policy,
 //===----------------------------------------------------------------------===//
 
 /// Search method of mqss_search().
-///  - RANDOM: sequences of up to max_len decisions, each drawn uniformly among
+///  - RANDOM: sequences of up to max_len steps, each drawn uniformly among
 ///    the actions the safety mask allows on the IR the sequence has produced
 ///    so far, parameters uniform in [-1, 1]; STOP ends a sequence early.
 ///  - GREEDY: from the empty sequence, try every allowed action (parametric
 ///    ones at u in {-1, 0, 1} per parameter) appended to the current
 ///    sequence; the next step extends the step's fastest correct candidate
 ///    (even when it is no faster: enabling passes pay off later) until the
-///    budget or max_len runs out or a step has no correct candidate. The
+///    budget or max_len steps run out or a step has no correct candidate. The
 ///    best is the fastest candidate that beats the previous best by min_gain.
 ///  - POLICY: policy-guided (needs mqss_search_options.policy): first the
 ///    `prior` sequence, then up to `proposals` distinct proposals of the
@@ -1307,7 +1309,9 @@ typedef struct {
   mqss_search_method method;    ///< default RANDOM
   int budget;                   ///< evaluations at most, evaluation 0 included (default 50, >= 1)
   uint64_t seed;                ///< seed of random search's draws (default 1)
-  int max_len;                  ///< decisions per sequence at most (default 16)
+  int max_len;                  ///< steps per sequence at most (default 16):
+                                ///< decisions, a schedule decision's repeats
+                                ///< on further ops aside (docs/SEARCH.md)
   int kind_wide;                ///< nonzero: a schedule decision addresses
                                 ///< every op of its kinds, not the focus op,
                                 ///< so the winner carries no mqss.id tag and

@@ -1,8 +1,9 @@
 // The RL environment: episodes over one module (docs/ENV.md). reset() clones
 // the module and computes the first observation; step() checks a decision
-// with the safety layer, applies it (or skips or reverts it), and shapes the
-// reward with the static cost; the last step measures the episode's pipeline
-// in the sandbox and adds the final reward. It does not choose actions (the
+// with the safety layer, applies it (or skips or reverts it) with its
+// repeats on the further ops it fits (repeat.c), and shapes the reward with
+// the static cost; the last step measures the episode's pipeline in the
+// sandbox and adds the final reward. It does not choose actions (the
 // policy does) and does not fork by itself except through mqss_measure().
 #define _GNU_SOURCE
 #include "env/env.h"
@@ -256,6 +257,37 @@ static void append_fragment(strbuf *sb, const char *p) {
     sb_append(sb, p, n);
 }
 
+// A decision's repeats (repeat.c) join the episode pipeline as they are
+// kept.
+typedef struct {
+  mqss_env *e;
+  bool nomem;
+} repeat_ctx;
+
+static void repeat_kept(void *ctx, const mqss_decision *r, bool kept) {
+  repeat_ctx *k = ctx;
+  char *p = kept ? mqss_decision_pipeline(k->e->catalog, r) : NULL;
+  if (p)
+    append_fragment(&k->e->pipeline, p);
+  k->nomem |= kept && !p;
+  free(p);
+}
+
+// Applies the repeats of d, just applied to the current IR and kept, and
+// counts them in info. False when out of memory.
+static bool apply_repeats(mqss_env *e, const mqss_decision *d,
+                          mqss_env_info *info) {
+  repeat_ctx k = {e, false};
+  repeat_hooks h = {.ctx = &k, .after = repeat_kept};
+  double t0 = now_ms();
+  int n = decision_apply_repeats(&e->current, e->catalog, d, &h);
+  info->apply_ms += now_ms() - t0;
+  if (n > 0)
+    e->current_hash = module_fingerprint(e->current);
+  info->repeats = n > 0 ? n : 0;
+  return n >= 0 && !k.nomem;
+}
+
 // Measures the episode and fills the final part of `info`.
 static mqss_status finish_episode(mqss_env *e, mqss_env_info *info) {
   strbuf text = {0};
@@ -359,9 +391,12 @@ mqss_status mqss_env_step(mqss_env *e, const mqss_decision *given,
         snprintf(info->reason, sizeof info->reason,
                  "no change: masked until the IR changes");
       } else {
-        if (!same)
-          memset(e->noop, 0, (size_t)e->n_actions);
+        memset(e->noop, 0, (size_t)e->n_actions);
         append_fragment(&e->pipeline, p);
+        if (!apply_repeats(e, d, info)) {
+          free(p);
+          return fail(e->session, MQSS_ERR_NOMEM, "out of memory");
+        }
       }
       e->targeted |= d->target != NULL;
       e->apply_ms += info->apply_ms;

@@ -123,6 +123,19 @@ int64_t search_focus(const search_ctx *c, const mqss_module *m,
   return c->opts->kind_wide ? 0 : decision_focus(m, c->catalog, d);
 }
 
+int search_cap(const search_ctx *c) {
+  return c->opts->max_len * (1 + DECISION_MAX_REPEATS);
+}
+
+int search_steps(const mqss_decision *d, int n) {
+  int steps = 0;
+  for (int i = 0; i < n; i++)
+    steps += !(i > 0 && d[i].op && d[i - 1].op &&
+               d[i].action == d[i - 1].action &&
+               !memcmp(d[i].u, d[i - 1].u, sizeof d[i].u));
+  return steps;
+}
+
 bool search_better(const search_ctx *c, double cand, double best) {
   return cand > 0 && cand < best * (1.0 - c->opts->min_gain);
 }

@@ -64,6 +64,13 @@ void search_eval_done(search_ctx *c, int index);
 int64_t search_focus(const search_ctx *c, const mqss_module *m,
                      const mqss_decision *d);
 
+// The most decisions a candidate holds: max_len steps, each a decision and
+// at most DECISION_MAX_REPEATS repeats of it (repeat.c).
+int search_cap(const search_ctx *c);
+// The steps among decisions d[0..n): those that do not repeat the one
+// before (the same action and parameters, both addressing one op).
+int search_steps(const mqss_decision *d, int n);
+
 // True when run time `cand` beats `best` by more than min_gain.
 bool search_better(const search_ctx *c, double cand, double best);
 
@@ -91,7 +98,8 @@ mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
 // random sequences): `first`, a decision that fits `cur`, followed by its
 // repeats, while they fit, on each next focus op, applied to a clone of cur
 // in a child. Writes at most `max` (>= 1) decisions to out and their
-// number to *n; a crash or hang ends them where it happened.
+// number to *n; a crash or hang ends them where it happened. It is one
+// step (search_steps).
 mqss_status search_expand(search_ctx *c, const mqss_module *cur,
                           const mqss_decision *first, int max,
                           mqss_decision *out, int *n);

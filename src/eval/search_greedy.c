@@ -19,10 +19,11 @@
 // decision followed by its repeats (same action and parameters) on each
 // next focus op it fits (search_expand), measured as one evaluation and
 // taken as a whole; the ops it does not fit are left to later steps.
-// The search ends when the budget or max_len is reached or a step has no
-// correct candidate. Only the chosen decisions are applied in process (to
-// follow the mask): they have just run successfully in the sandbox. It does
-// not measure anything itself (search.c does).
+// The search ends when the budget or max_len steps (a candidate's repeats
+// are part of its step) are reached or a step has no correct candidate.
+// Only the chosen decisions are applied in process (to follow the mask):
+// they have just run successfully in the sandbox. It does not measure
+// anything itself (search.c does).
 #include "eval/search.h"
 #include "actions/linalg_ops.h"
 
@@ -36,12 +37,12 @@
 typedef struct {
   search_ctx *c;
   const mqss_module *cur; // the IR the step extends
-  mqss_decision *seq;     // (max_len) the current sequence, then room for
-  int len;                // a candidate's decisions
+  mqss_decision *seq;     // (search_cap) the current sequence, then room
+  int len;                // for a candidate's decisions
   char **seen;            // (n_seen) texts tried this step
   int n_seen, cap_seen;
   int best_idx;           // -1 while none is correct
-  mqss_decision *best;    // (max_len) its decisions after seq[0..len)
+  mqss_decision *best;    // (search_cap) its decisions after seq[0..len)
   int best_n;
 } step_state;
 
@@ -69,7 +70,8 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
   mqss_decision dd = *given;
   const mqss_decision *d = &dd;
   dd.op = search_focus(c, s->cur, &dd); // the per-op rule
-  if (!search_budget_left(c) || !decision_fits(s->cur, c->catalog, d, NULL, 0))
+  if (!search_budget_left(c) || s->len == search_cap(c) ||
+      !decision_fits(s->cur, c->catalog, d, NULL, 0))
     return MQSS_OK;
   s->seq[s->len] = *d;
   // Tried this step? The repeats follow from the decision, so its own text
@@ -97,8 +99,8 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
   int n = 1, idx;
   mqss_status st = MQSS_OK;
   if (dd.op) { // a schedule decision on one op, and its repeats
-    st = search_expand(c, s->cur, d, c->opts->max_len - s->len,
-                       s->seq + s->len, &n);
+    st = search_expand(c, s->cur, d, search_cap(c) - s->len, s->seq + s->len,
+                       &n);
     if (st == MQSS_OK && n > 1 &&
         !(text = search_join(c->catalog, s->seq, s->len + n)))
       st = fail(ses, MQSS_ERR_NOMEM,
@@ -206,9 +208,9 @@ done:
 
 mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
                                int n, int stop_at) {
-  int max_len = c->opts->max_len;
-  mqss_decision *seq = calloc((size_t)max_len, sizeof *seq);  // (max_len)
-  mqss_decision *best = calloc((size_t)max_len, sizeof *best); // (max_len)
+  int cap = search_cap(c);
+  mqss_decision *seq = calloc((size_t)cap, sizeof *seq);  // (cap)
+  mqss_decision *best = calloc((size_t)cap, sizeof *best); // (cap)
   mqss_module *cur = mqss_module_clone(c->module);
   mqss_status st = MQSS_OK;
   int saved = c->stop_at;
@@ -220,14 +222,15 @@ mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
   }
   // numbered as the measurement numbers the module (mqss_module_run_pipeline)
   linalg_tag_once(mlirModuleGetOperation(cur->mod));
-  if (n > max_len)
-    n = max_len;
+  if (n > cap)
+    n = cap;
   for (int i = 0; i < n; i++) { // the start has been measured: it applies
     seq[i] = start[i];
     if (mqss_decision_apply(cur, c->catalog, &seq[i]) != MQSS_OK)
       goto done;
   }
-  for (int len = n; len < max_len && search_budget_left(c);) {
+  for (int len = n, steps = search_steps(start, n);
+       steps < c->opts->max_len && search_budget_left(c); steps++) {
     int best_idx, best_n;
     if ((st = step(c, cur, seq, len, &best_idx, best, &best_n)) != MQSS_OK)
       break;

@@ -42,7 +42,7 @@ static mqss_status proposals(search_ctx *c) {
   const mqss_search_options *o = c->opts;
   mqss_select_options so;
   mqss_select_options_init(&so);
-  so.max_steps = o->max_len;
+  so.max_steps = o->max_len; // steps, each with its repeats
   so.isolate = 1; // a crashing pass ends only the child
   so.timeout_ms = o->measure.timeout_ms;
   int done = 0;
@@ -57,8 +57,8 @@ static mqss_status proposals(search_ctx *c) {
     if (st != MQSS_OK)
       return st;
     int n = mqss_selection_count(sel);
-    if (n > o->max_len)
-      n = o->max_len;
+    if (n > search_cap(c))
+      n = search_cap(c);
     mqss_decision *d = calloc((size_t)(n > 0 ? n : 1), sizeof *d);
     if (!d) {
       mqss_selection_destroy(sel);
@@ -83,7 +83,8 @@ mqss_status search_policy(search_ctx *c) {
   bool measured;
   mqss_status st = MQSS_OK;
   if (o->n_prior > 0 && search_budget_left(c))
-    st = try_sequence(c, o->prior, o->n_prior < o->max_len ? o->n_prior : o->max_len,
+    st = try_sequence(c, o->prior,
+                      o->n_prior < search_cap(c) ? o->n_prior : search_cap(c),
                       &measured);
   if (st == MQSS_OK)
     st = proposals(c);

@@ -1,11 +1,12 @@
-// Random search: each candidate is a sequence of up to max_len decisions,
+// Random search: each candidate is a sequence of up to max_len steps,
 // each drawn uniformly among the actions the safety mask allows on the IR
 // the sequence has produced so far (STOP included, except as the first
 // decision: the empty sequence is evaluation 0), parameters uniform in
 // [-1, 1]. In half of the sequences (a coin drawn first), a schedule
 // decision that addressed one op is repeated (same action and parameters)
 // on each new focus op it fits, so that a recipe drawn for one contraction
-// reaches the others too; in the other half every decision is drawn. To
+// reaches the others too (the repeats belong to the decision's step); in
+// the other half every decision is drawn. To
 // make the mask follow the IR, the decisions are applied one by
 // one to a clone of the module (tagged, each schedule decision addressing
 // the focus op as the policy's would: focus.c). That happens in a child
@@ -30,8 +31,8 @@
 // child: sample and apply
 
 // One record from the child. kind: DECISION = drawn, about to be applied;
-// STOP = STOP drawn (no decision); FAILED = the last decision failed to
-// apply; FULL = max_len reached.
+// STOP = STOP drawn, or max_len steps taken (no decision); FAILED = the
+// last decision failed to apply; FULL = no room for another decision.
 enum { REC_DECISION, REC_STOP, REC_FAILED, REC_FULL };
 typedef struct {
   int32_t kind;
@@ -50,21 +51,10 @@ typedef struct {
   const search_ctx *c;
   const mqss_module *from;     // the IR the sequence extends (tagged)
   const mqss_decision *first;  // search_expand: the decision to repeat
+  int steps;                   // most steps (decisions drawn, repeats aside)
   int max;                     // most decisions
   search_rng rng;
 } sample_args;
-
-// The next decision after `prev` (the last one applied, or zeroed) when it
-// repeats: prev's action and parameters on the new focus op, if prev
-// addressed one op, the mask allows the action and its sizes fit there.
-static bool repeat_of(const mqss_module *cur, const mqss_catalog *cat,
-                      const uint8_t *mask, const mqss_decision *prev,
-                      mqss_decision *d) {
-  *d = *prev;
-  return prev->op && mask[prev->action] &&
-         (d->op = decision_focus(cur, cat, d)) != 0 &&
-         decision_fits(cur, cat, d, NULL, 0);
-}
 
 // Draws a decision uniformly among the actions the mask allows (not STOP
 // as the first), parameters uniform in [-1, 1]. False when none is allowed.
@@ -102,7 +92,7 @@ static void sample_child(void *arg, int fd) {
   linalg_tag_once(mlirModuleGetOperation(cur->mod));
   bool repeats = a->first || search_rng_uniform(&rng) < 0.5;
   mqss_decision prev = {0}, d; // the last decision applied, the next one
-  for (int step = 0;; step++) {
+  for (int step = 0, drawn = 0;; step++) {
     sample_rec r = {0};
     if (step == a->max) {
       r.kind = REC_FULL;
@@ -114,10 +104,12 @@ static void sample_child(void *arg, int fd) {
     bool have = step == 0 && a->first;
     if (have)
       d = *a->first;
-    else
-      have = (repeats && repeat_of(cur, cat, mask, &prev, &d)) ||
-             (!a->first && draw(c, cur, mask, allowed, step, &rng, &d));
-    if (!have) { // expanded, or only STOP allowed on the original IR
+    else if (!(have = repeats && decision_repeat(cur, cat, &prev, &d)) &&
+             !a->first && drawn < a->steps) {
+      have = draw(c, cur, mask, allowed, step, &rng, &d);
+      drawn++;
+    }
+    if (!have) { // expanded, all steps taken, or only STOP allowed at first
       r.kind = REC_STOP;
       r.rng = rng.s;
       put(fd, &r);
@@ -192,7 +184,8 @@ mqss_status search_expand(search_ctx *c, const mqss_module *cur,
                           const mqss_decision *first, int max,
                           mqss_decision *out, int *n) {
   search_rng unused = {0};
-  sample_args args = {.c = c, .from = cur, .first = first, .max = max};
+  sample_args args = {.c = c, .from = cur, .first = first, .steps = 1,
+                      .max = max};
   mqss_status st = sample(c, &args, &unused, out, n);
   if (st == MQSS_OK && *n == 0) { // the child died before sending it
     out[0] = *first;
@@ -206,7 +199,8 @@ mqss_status search_expand(search_ctx *c, const mqss_module *cur,
 
 mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at) {
   search_rng rng = {.s = seed};
-  mqss_decision *d = calloc((size_t)c->opts->max_len, sizeof *d);
+  int cap = search_cap(c);
+  mqss_decision *d = calloc((size_t)cap, sizeof *d);
   if (!d)
     return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
                 "search: out of memory");
@@ -215,7 +209,8 @@ mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at) {
   c->stop_at = stop_at;
   while (search_budget_left(c)) {
     int n = 0, idx;
-    sample_args args = {.c = c, .from = c->module, .max = c->opts->max_len};
+    sample_args args = {.c = c, .from = c->module,
+                        .steps = c->opts->max_len, .max = cap};
     if ((st = sample(c, &args, &rng, d, &n)) != MQSS_OK)
       break;
     char *text = search_join(c->catalog, d, n);

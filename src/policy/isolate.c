@@ -20,7 +20,7 @@ typedef struct {
   int n, stopped, budget_hit;
   double pass_ms;
   char message[1024];
-  mqss_decision d[]; // (max_steps) kept decisions, targets NULL
+  mqss_decision d[]; // kept decisions, repeats included, targets NULL
 } reply;
 
 typedef struct {
@@ -83,7 +83,9 @@ mqss_status select_isolated(const mqss_policy *p, const mqss_module *module,
                             double deadline, mqss_selection **out) {
   mqss_session *s = mqss_module_session(module);
   int max_steps = opts->max_steps > 0 ? opts->max_steps : p->episode_steps;
-  size_t size = sizeof(reply) + sizeof(mqss_decision) * (size_t)max_steps;
+  // every step kept, each with all its repeats (repeat.c)
+  size_t size = sizeof(reply) + sizeof(mqss_decision) * (size_t)max_steps *
+                                    (1 + DECISION_MAX_REPEATS);
   reply *r = calloc(1, size);
   if (!r)
     return fail(s, MQSS_ERR_NOMEM, "out of memory");

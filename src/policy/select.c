@@ -3,9 +3,11 @@
 // private working copy; a tagged copy from the start when the caller's has
 // linalg ops without tags), takes the greedy (or sampled) action, lets
 // the per-op rule (focus.c) pick the op a schedule decision addresses,
-// and applies it to the copy; STOP ends the loop. Actions whose pipeline
-// fails on the copy, or that would complete a sequence recorded as bad for
-// this module, are masked and the step is retried. An action that changes
+// and applies it to the copy, with its repeats on the further ops it fits
+// (repeat.c, each its own decision in the selection); STOP ends the loop.
+// Actions whose pipeline fails on the copy, or that would complete a
+// sequence recorded as bad for this module, are masked and the step is
+// retried. An action that changes
 // nothing takes its step, stays out of the selection, and is masked until
 // the IR changes, as in the training environment (env.c). It
 // does not measure or compile anything (guard.c). While the IR has not
@@ -38,6 +40,36 @@ static void trace(int fd, int tag, const mqss_decision *d) {
   // a short write only loses the crash diagnosis, never the selection
   ssize_t n = write(fd, &t, sizeof t);
   (void)n;
+}
+
+// A kept decision's repeats (repeat.c) go through the same checks as the
+// decisions: a repeat that would complete a bad sequence ends them, each is
+// traced around its passes, and each kept one joins the selection.
+typedef struct {
+  mqss_selection *sel;
+  const badlog *bad;
+  int fd;
+  bool nomem;
+} repeat_ctx;
+
+static bool repeat_before(void *ctx, const mqss_decision *r) {
+  repeat_ctx *k = ctx;
+  char *text = mqss_decision_pipeline(k->sel->catalog, r);
+  bool ok = text && !badlog_completes(k->bad, k->sel->step, k->sel->n, text);
+  k->nomem |= !text;
+  free(text);
+  if (ok)
+    trace(k->fd, 'T', r);
+  return ok;
+}
+
+static void repeat_after(void *ctx, const mqss_decision *r, bool kept) {
+  repeat_ctx *k = ctx;
+  trace(k->fd, 'A', r);
+  if (!kept)
+    return;
+  k->nomem |= selection_push(k->sel, r) != MQSS_OK;
+  trace(k->fd, 'K', r);
 }
 
 // Chooses one decision for `work`. Returns the catalog index (or -1 with an
@@ -216,6 +248,18 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
       if (selection_push(sel, &d) != MQSS_OK)
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
       trace(trace_fd, 'K', &d);
+      repeat_ctx k = {sel, bad, trace_fd, false};
+      repeat_hooks h = {&k, repeat_before, repeat_after};
+      t0 = now_ms();
+      int n = rc == MQSS_OK ? decision_apply_repeats(&work, p->catalog, &d, &h)
+                            : 0;
+      sel->pass_ms += now_ms() - t0;
+      if (n < 0 || k.nomem)
+        rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
+      if (n > 0) {
+        cur = work;
+        cur_hash = module_fingerprint(cur);
+      }
       break;
     }
     if (sel && sel->stopped)

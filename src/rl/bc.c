@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { MAX_DEMO = 32, GRID = 401 }; // demo steps; parameter values tried
+enum { MAX_DEMO = 64, GRID = 401 }; // demo decisions; parameter values tried
 
 // ----------------------------------------------------------------------------
 // pipeline text -> decisions
@@ -116,48 +116,61 @@ static int demo_of(const mqss_catalog *c, const char *pipeline, demo *dm) {
 // ----------------------------------------------------------------------------
 // replaying demonstrations into samples
 
-// Pushes the samples of one demonstration on module m (consumed). False,
-// with nothing pushed, when the policy could not follow it (a step masked
-// by the safety layer or failing).
-static bool replay(const bc_inputs *in, mqss_module *m, const demo *dm,
-                   rollout_buffer *rb) {
+// True when decision d of a demonstration was made already by a repeat
+// (repeat.c) of an earlier one: it addresses an op that is no longer the
+// focus. Search winners list repeats as decisions of their own; the policy
+// makes them with the decision they repeat.
+static bool repeated(const mqss_module *m, const mqss_catalog *c,
+                     const mqss_decision *d) {
+  return d->op && d->op != decision_focus(m, c, d);
+}
+
+// Pushes the samples of one demonstration on *m (consumed: each decision is
+// applied with its repeats, as in the environment). Returns the decisions
+// replayed, or -1, with nothing pushed, when the policy could not follow it
+// (a step masked by the safety layer or failing).
+static int replay(const bc_inputs *in, mqss_module **m, const demo *dm,
+                  rollout_buffer *rb) {
   const mqss_catalog *c = in->catalog;
   const nn_model *model = in->model;
   int S = model->cfg.state_dim, n_cat = mqss_catalog_size(c);
-  int before = rb->n, hist[MAX_DEMO];
+  int before = rb->n, hist[MAX_DEMO], k = 0;
   float state[MQSS_FEATURE_DIM], u[NN_MAX_ACTIONS * 4 + 64] = {0};
   uint8_t cat_mask[NN_MAX_ACTIONS + 1], mask[NN_MAX_ACTIONS + 1];
   bool ok = S == MQSS_FEATURE_DIM && model->P <= (int)(sizeof u / sizeof u[0]);
-  for (int k = 0; ok && k <= dm->n; k++) {
-    int target = k < dm->n ? dm->d[k].action : mqss_catalog_stop(c);
+  for (int j = 0; ok && j <= dm->n; j++) {
+    if (j < dm->n && repeated(*m, c, &dm->d[j]))
+      continue;
+    int target = j < dm->n ? dm->d[j].action : mqss_catalog_stop(c);
     mqss_graph *g = NULL;
-    ok = mqss_features(m, c, hist, k, in->max_steps, state) == MQSS_OK &&
-         mqss_action_mask(m, c, NULL, cat_mask) >= 0 && cat_mask[target] &&
-         (model->cfg.arch != NN_ARCH_GNN || mqss_graph_build(m, &g) == MQSS_OK);
+    ok = mqss_features(*m, c, hist, k, in->max_steps, state) == MQSS_OK &&
+         mqss_action_mask(*m, c, NULL, cat_mask) >= 0 && cat_mask[target] &&
+         (model->cfg.arch != NN_ARCH_GNN || mqss_graph_build(*m, &g) == MQSS_OK);
     if (ok) {
       for (int i = 0; i < n_cat; i++)
         mask[episode_nn_action(c, i)] = cat_mask[i];
       int a = episode_nn_action(c, target);
       memset(u, 0, sizeof u);
       for (int s = model->param_off[a]; s < model->param_off[a + 1]; s++)
-        u[s] = dm->d[k].u[s - model->param_off[a]];
+        u[s] = dm->d[j].u[s - model->param_off[a]];
       nn_graph view = {0};
       if (g)
         view = (nn_graph){g->n_nodes, g->dim, g->x, g->row_ptr, g->col};
-      ok = rb_push(rb, state, &view, mask, a, u, 0, 0, 0, k == dm->n) == 0;
+      ok = rb_push(rb, state, &view, mask, a, u, 0, 0, 0, j == dm->n) == 0;
     }
     mqss_graph_destroy(g);
-    if (ok && k < dm->n) {
-      mqss_decision d = dm->d[k]; // the per-op rule, as the search applied it
+    if (ok && j < dm->n) {
+      mqss_decision d = dm->d[j]; // the per-op rule, as the search applied it
       if (!d.op)
-        d.op = decision_focus(m, c, &d);
-      ok = mqss_decision_apply(m, c, &d) == MQSS_OK;
-      hist[k] = target;
+        d.op = decision_focus(*m, c, &d);
+      ok = mqss_decision_apply(*m, c, &d) == MQSS_OK &&
+           decision_apply_repeats(m, c, &d, NULL) >= 0;
+      hist[k++] = target;
     }
   }
   if (!ok)
     rb_truncate(rb, before);
-  return ok;
+  return ok ? k : -1;
 }
 
 // Replays demonstration dm on module i into rb and counts it.
@@ -169,9 +182,10 @@ static mqss_status replay_module(mqss_session *s, const bc_inputs *in, int i,
     return MQSS_ERR_PARSE; // the session names the file and the place
   // tagged as in the environment and selection, so the states match theirs
   linalg_tag_once(mlirModuleGetOperation(m->mod));
-  if (replay(in, m, dm, rb)) {
+  int steps = replay(in, &m, dm, rb);
+  if (steps >= 0) {
     out->modules++;
-    out->steps += dm->n;
+    out->steps += steps;
   } else {
     out->refused++;
   }

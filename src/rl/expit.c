@@ -67,7 +67,8 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   int *lens = calloc((size_t)n, sizeof *lens);
   rollout_buffer rb = {0};
   mqss_status st = MQSS_OK;
-  if (!seqs || !lens || rb_init(&rb, x->ec->model, n * 33 + 64) != 0)
+  int cap = n * (EXPIT_MAX_DECISIONS + 1) + 64; // every winner, then STOP
+  if (!seqs || !lens || rb_init(&rb, x->ec->model, cap) != 0)
     st = fail(x->s, MQSS_ERR_NOMEM, "out of memory");
   for (int i = 0; st == MQSS_OK && i < n; i++) {
     seqs[i] = w[i].d;

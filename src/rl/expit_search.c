@@ -290,8 +290,7 @@ static mqss_status search_module(const expit_search_in *in, int i,
   so.policy = in->policy;
   so.budget = cfg->expit_budget;
   so.proposals = cfg->expit_proposals;
-  so.max_len = cfg->max_steps < EXPIT_MAX_DECISIONS ? cfg->max_steps
-                                                    : EXPIT_MAX_DECISIONS;
+  so.max_len = cfg->max_steps; // steps: repeats come on top (repeat.c)
   so.confirm_pairs = cfg->expit_confirm_pairs;
   so.measure = *in->measure;
   so.seed = (uint64_t)cfg->seed * 1000003u + (uint64_t)in->round * 7919u +

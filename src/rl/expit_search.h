@@ -10,14 +10,14 @@
 #include "rl/config.h"
 #include "rl/episode.h"
 
-#define EXPIT_MAX_DECISIONS 32
+#define EXPIT_MAX_DECISIONS 64 // repeats included
 
 // A module's best confirmed pipeline so far.
 typedef struct {
   int n;               // decisions; 0 = the reference stands (STOP); -1 = none known
   double speedup;      // its confirmed speedup over the reference (1 for STOP)
   mqss_decision d[EXPIT_MAX_DECISIONS]; // (n)
-  char pipeline[4096];
+  char pipeline[32768]; // up to 64 decisions, schedules and their repeats
 } expit_winner;
 
 // Writes `text` to `path` atomically: a temporary file, fsync, rename.

@@ -2,7 +2,8 @@
 // addresses the focus op, the heaviest linalg op that no schedule has tiled
 // yet, when it is of one of the action's kinds; once tiled, the focus moves
 // on to the next-heaviest op, and the state vector describes the same op.
-// The safety mask checks the op the decision would address.
+// The safety mask checks the op the decision would address. A decision's
+// repeats (repeat.c) carry it to the further ops it fits.
 #define _GNU_SOURCE
 #include "internal.h" // before cmocka.h, whose fail() macro it would clash with
 
@@ -185,7 +186,9 @@ static void test_mask_follows_focus(void **state) {
 }
 
 // The environment applies the rule to decisions with op 0 and says which op
-// each addressed; its module is tagged at reset.
+// each addressed; its module is tagged at reset. A kept schedule decision is
+// repeated on each further focus op it fits (repeat.c): tile8 on B, then on
+// A, in one step; tile20 fits B alone.
 static void test_env_addresses_focus(void **state) {
   fixture *f = *state;
   mqss_env_options o;
@@ -202,10 +205,41 @@ static void test_env_addresses_focus(void **state) {
   assert_int_equal(mqss_env_step(e, &d, NULL, NULL, NULL, &info), MQSS_OK);
   assert_int_equal(info.status, MQSS_STEP_APPLIED);
   assert_int_equal(info.op, 4);
+  assert_int_equal(info.repeats, 1);
+  assert_int_equal(mqss_env_step(e, &d, NULL, NULL, NULL, &info), MQSS_OK);
+  assert_int_equal(info.op, 0); // both are tiled: no focus left to address
+  assert_int_equal(info.repeats, 0);
+  assert_int_equal(mqss_env_reset(e, f->m, &base, NULL), MQSS_OK);
+  d.action = TILE20;
+  assert_int_equal(mqss_env_step(e, &d, NULL, NULL, NULL, &info), MQSS_OK);
+  assert_int_equal(info.status, MQSS_STEP_APPLIED);
+  assert_int_equal(info.op, 4);
+  assert_int_equal(info.repeats, 0); // 20 does not divide A's 48
+  d.action = TILE8;
   assert_int_equal(mqss_env_step(e, &d, NULL, NULL, NULL, &info), MQSS_OK);
   assert_int_equal(info.status, MQSS_STEP_APPLIED);
   assert_int_equal(info.op, 2);
+  assert_int_equal(info.repeats, 0);
   mqss_env_destroy(e);
+}
+
+// decision_repeat: the same action and parameters on the next focus op,
+// only when the previous decision addressed one op and the sizes fit.
+static void test_repeat_rule(void **state) {
+  fixture *f = *state;
+  assert_int_equal(mqss_module_tag_ops(f->m, NULL), MQSS_OK);
+  mqss_decision d = {.action = TILE8, .u = {0.5f, -0.5f}, .op = 4}, r;
+  assert_false(decision_repeat(f->m, f->c, &d, &r)); // B is still the focus
+  apply(f, TILE8, 4);
+  assert_true(decision_repeat(f->m, f->c, &d, &r));
+  assert_int_equal(r.op, 2);
+  assert_int_equal(r.action, TILE8);
+  assert_memory_equal(r.u, d.u, sizeof d.u);
+  mqss_decision every = d;
+  every.op = 0; // addressed every op: nothing to repeat
+  assert_false(decision_repeat(f->m, f->c, &every, &r));
+  mqss_decision twenty = {.action = TILE20, .op = 4};
+  assert_false(decision_repeat(f->m, f->c, &twenty, &r)); // 20 misses 48
 }
 
 int main(void) {
@@ -216,6 +250,7 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_env_addresses_focus, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_repeat_rule, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -539,6 +539,61 @@ static void test_avoid_bad(void **state) {
   mqss_policy_destroy(p);
 }
 
+// A kept schedule decision is followed by its repeat on the other matmul
+// (repeat.c), as two decisions of the selection, in this process and in the
+// isolated child alike. Random policies on a two-action catalog (stop, or
+// register-tile the focus matmul), sampled until one tiles.
+static void test_select_repeats(void **state) {
+  (void)state;
+  const char *yaml = MQSS_SOURCE_DIR "/tests/lit/Inputs/sched_catalog.yaml";
+  mqss_catalog *cat = NULL;
+  assert_int_equal(mqss_catalog_load(S, yaml, &cat), MQSS_OK);
+  char path[400];
+  snprintf(path, sizeof path, "%s/sched.safetensors", dir);
+  assert_int_equal(mqss_policy_write_random(S, cat, "gnn", 1, path), MQSS_OK);
+  mqss_catalog_destroy(cat);
+  mqss_policy_options po;
+  mqss_policy_options_init(&po);
+  po.catalog_path = yaml;
+  mqss_policy *p = NULL;
+  if (mqss_policy_load(S, path, &po, &p) != MQSS_OK)
+    fail_msg("load: %s", mqss_errmsg(S));
+  mqss_module *m = parse(S, MQSS_SOURCE_DIR
+                         "/tests/lit/Inputs/sched_two_matmuls.mlir");
+  int tiled[2] = {0, 0};
+  for (int isolate = 0; isolate < 2; isolate++)
+    for (uint64_t seed = 1; seed <= 40 && !tiled[isolate]; seed++) {
+      mqss_select_options o;
+      mqss_select_options_init(&o);
+      o.sample = 1;
+      o.seed = seed;
+      o.isolate = isolate;
+      mqss_selection *sel = NULL;
+      if (mqss_policy_select(p, m, &o, &sel) != MQSS_OK)
+        fail_msg("select: %s", mqss_errmsg(S));
+      if (mqss_selection_count(sel) > 0) {
+        tiled[isolate] = 1;
+        // the focus (the 64x40 result, tag 4), then its repeat (tag 2);
+        // then nothing is left to tile
+        assert_int_equal(mqss_selection_count(sel), 2);
+        const mqss_decision *a = mqss_selection_decision(sel, 0),
+                            *b = mqss_selection_decision(sel, 1);
+        assert_int_equal(a->op, 4);
+        assert_int_equal(b->op, 2);
+        assert_int_equal(b->action, a->action);
+        assert_memory_equal(b->u, a->u, sizeof a->u);
+        const char *text = mqss_selection_pipeline(sel);
+        const char *second = strstr(text, "transform-interpreter");
+        assert_non_null(second);
+        assert_non_null(strstr(second + 1, "transform-interpreter"));
+      }
+      mqss_selection_destroy(sel);
+    }
+  assert_true(tiled[0] && tiled[1]);
+  mqss_module_destroy(m);
+  mqss_policy_destroy(p);
+}
+
 static void test_compile_guarded_emit(void **state) {
   (void)state;
   mqss_policy *p = load(mlp_path);
@@ -588,6 +643,7 @@ int main(void) {
       cmocka_unit_test(test_forward_reuse),
       cmocka_unit_test(test_guard),
       cmocka_unit_test(test_avoid_bad),
+      cmocka_unit_test(test_select_repeats),
       cmocka_unit_test(test_compile_guarded_emit),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);

@@ -248,13 +248,15 @@ static void test_random_counts_and_seed(void **state) {
 }
 
 // Random after a schedule decision on one of two matmuls: in half of the
-// sequences the next decision repeats it on the other. Parameters are drawn
-// uniformly as floats, so equal ones in one sequence are that repeat.
+// sequences the next decision repeats it on the other. The repeat is part
+// of the decision's step, so with max_len 1 a second decision is always
+// that repeat (same action and parameters, the other op).
 static void test_random_repeats_schedule(void **state) {
   fixture *f = *state;
   mqss_module *m = parse_path(f->s, INPUTS "sched_two_matmuls.mlir");
   mqss_catalog *cat = load_catalog(f->s, INPUTS "sched_catalog.yaml");
   mqss_search_options o = quick(MQSS_SEARCH_RANDOM, 10, NULL);
+  o.max_len = 1; // one step: a second decision can only be a repeat
   mqss_search_result r;
   assert_int_equal(mqss_search(m, cat, &o, &r), MQSS_OK);
   check_consistent(&r, 10);
@@ -264,8 +266,8 @@ static void test_random_repeats_schedule(void **state) {
     assert_true(e->n_decisions >= 1 && e->n_decisions <= 2);
     if (e->n_decisions == 2) {
       const mqss_decision *a = &e->decisions[0], *b = &e->decisions[1];
-      bool same_u = !memcmp(a->u, b->u, sizeof a->u);
-      repeats += same_u;
+      assert_memory_equal(a->u, b->u, sizeof a->u);
+      repeats++;
       assert_true(a->op > 0 && b->op > 0 && a->op != b->op);
     }
   }

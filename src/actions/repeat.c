@@ -1,0 +1,49 @@
+// Repeats of a schedule decision. A schedule decision addresses one op, the
+// focus op (focus.c); its tiling marks that op, so the focus moves on. The
+// decision's repeats are the same action and parameters on each next focus
+// op that the safety layer allows and that the sizes fit, so that one
+// decision carries a recipe to every contraction of a module it suits (an
+// MLP's matmuls, an attention block's). The environment, selection and the
+// replay of demonstrations apply a decision's repeats as part of its step;
+// search uses them for its candidates. Each repeat is its own decision
+// (its own pipeline piece, addressing its own op): the pipeline printed and
+// measured lists them all. It chooses nothing itself.
+#include "internal.h"
+
+bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
+                     const mqss_decision *prev, mqss_decision *next) {
+  *next = *prev;
+  return prev->op &&
+         mqss_action_check(m, c, prev->action, prev->target, NULL, 0) &&
+         (next->op = decision_focus(m, c, next)) != 0 &&
+         next->op != prev->op && decision_fits(m, c, next, NULL, 0);
+}
+
+int decision_apply_repeats(mqss_module **m, const mqss_catalog *c,
+                           const mqss_decision *d, const repeat_hooks *h) {
+  mqss_decision prev = *d, r;
+  uint64_t hash = module_fingerprint(*m);
+  int kept = 0;
+  while (kept < DECISION_MAX_REPEATS && decision_repeat(*m, c, &prev, &r)) {
+    if (h && h->before && !h->before(h->ctx, &r))
+      break;
+    mqss_module *next = mqss_module_clone(*m);
+    if (!next)
+      return -1;
+    bool ok = mqss_decision_apply(next, c, &r) == MQSS_OK;
+    uint64_t next_hash = ok ? module_fingerprint(next) : hash;
+    ok = ok && next_hash != hash; // failed, or changed nothing: the end
+    if (h && h->after)
+      h->after(h->ctx, &r, ok);
+    if (!ok) {
+      mqss_module_destroy(next);
+      break;
+    }
+    mqss_module_destroy(*m);
+    *m = next;
+    hash = next_hash;
+    prev = r;
+    kept++;
+  }
+  return kept;
+}
