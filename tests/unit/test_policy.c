@@ -178,6 +178,24 @@ static void write_text(const char *path, const char *text) {
   fclose(f);
 }
 
+// A random policy (arch, seed) for the catalog file `made_for`, written to
+// `path` and loaded with the catalog file `load_with`.
+static mqss_policy *random_policy(const char *made_for, const char *load_with,
+                                  const char *arch, uint64_t seed,
+                                  const char *path) {
+  mqss_catalog *c = NULL;
+  assert_int_equal(mqss_catalog_load(S, made_for, &c), MQSS_OK);
+  assert_int_equal(mqss_policy_write_random(S, c, arch, seed, path), MQSS_OK);
+  mqss_catalog_destroy(c);
+  mqss_policy_options o;
+  mqss_policy_options_init(&o);
+  o.catalog_path = load_with;
+  mqss_policy *p = NULL;
+  if (mqss_policy_load(S, path, &o, &p) != MQSS_OK)
+    fail_msg("load '%s' with '%s': %s", path, load_with, mqss_errmsg(S));
+  return p;
+}
+
 static void test_load_extended_catalog(void **state) {
   (void)state;
   static const char base[] =
@@ -197,17 +215,7 @@ static void test_load_extended_catalog(void **state) {
   snprintf(text, sizeof text, "version: 1\nactions:\n  - name: stop\n"
            "    stop: true\n%s  - name: cse\n    pipeline: cse\n", appended);
   write_text(changed, text);
-  mqss_catalog *c = NULL;
-  assert_int_equal(mqss_catalog_load(S, small, &c), MQSS_OK);
-  assert_int_equal(mqss_policy_write_random(S, c, "mlp", 3, pol), MQSS_OK);
-  mqss_catalog_destroy(c);
-
-  mqss_policy_options o;
-  mqss_policy_options_init(&o);
-  o.catalog_path = longer;
-  mqss_policy *p = NULL;
-  if (mqss_policy_load(S, pol, &o, &p) != MQSS_OK)
-    fail_msg("extended catalog refused: %s", mqss_errmsg(S));
+  mqss_policy *p = random_policy(small, longer, "mlp", 3, pol);
   const mqss_catalog *pc = mqss_policy_catalog(p);
   assert_int_equal(mqss_catalog_size(pc), 2);
   assert_int_equal(mqss_catalog_find(pc, "canonicalize"), -1);
@@ -220,6 +228,8 @@ static void test_load_extended_catalog(void **state) {
   mqss_module_destroy(m);
   mqss_policy_destroy(p);
 
+  mqss_policy_options o;
+  mqss_policy_options_init(&o);
   o.catalog_path = changed;
   p = NULL;
   assert_int_equal(mqss_policy_load(S, pol, &o, &p), MQSS_ERR_POLICY);
@@ -546,18 +556,9 @@ static void test_avoid_bad(void **state) {
 static void test_select_repeats(void **state) {
   (void)state;
   const char *yaml = MQSS_SOURCE_DIR "/tests/lit/Inputs/sched_catalog.yaml";
-  mqss_catalog *cat = NULL;
-  assert_int_equal(mqss_catalog_load(S, yaml, &cat), MQSS_OK);
   char path[400];
   snprintf(path, sizeof path, "%s/sched.safetensors", dir);
-  assert_int_equal(mqss_policy_write_random(S, cat, "gnn", 1, path), MQSS_OK);
-  mqss_catalog_destroy(cat);
-  mqss_policy_options po;
-  mqss_policy_options_init(&po);
-  po.catalog_path = yaml;
-  mqss_policy *p = NULL;
-  if (mqss_policy_load(S, path, &po, &p) != MQSS_OK)
-    fail_msg("load: %s", mqss_errmsg(S));
+  mqss_policy *p = random_policy(yaml, yaml, "gnn", 1, path);
   mqss_module *m = parse(S, MQSS_SOURCE_DIR
                          "/tests/lit/Inputs/sched_two_matmuls.mlir");
   int tiled[2] = {0, 0};
