@@ -1,5 +1,5 @@
 // `mqss baseline`: measures every module of a corpus manifest under its
-// family's hand-tuned pipeline (data/baselines.yaml) and writes
+// family's baseline pipeline (data/baselines.yaml) and writes
 // baseline.json: {module: {comp_time, run_time, size, family, pipeline,
 // status[, ref_run_time]}}, times in ms. With --check it only verifies that
 // each pipeline parses, runs and finishes on its modules.
@@ -11,6 +11,7 @@
 // measuring itself is mqss_measure()'s; this file only schedules, takes
 // medians and prints.
 #include "cli.h"
+#include "eval/eval.h"
 #include "rl/pool.h"
 
 #include <cjson/cJSON.h>
@@ -24,9 +25,6 @@
 // loaded 2-core machine, and a baseline that times out is useless to train
 // against. A task (one module, 5 compilations) may take TASK_TIMEOUT_MS.
 enum { COMPILE_SAMPLES = 5, TASK_TIMEOUT_MS = 30 * 60 * 1000 };
-
-// Default baselines file, relative to the working directory (the repo root).
-#define MQSS_DEFAULT_BASELINES "data/baselines.yaml"
 
 // ----------------------------------------------------------------------------
 // helpers
@@ -264,7 +262,9 @@ static int read_manifest(FILE *mf, const char *manifest, const char *yaml,
 
 int cmd_baseline(int argc, char **argv) {
   const char *manifest = NULL, *out = NULL, *cache = NULL;
-  const char *yaml = MQSS_DEFAULT_BASELINES;
+  // data/baselines.yaml of the working directory, else of the source tree
+  // (as mqss eval)
+  const char *yaml = eval_default_baselines_path();
   bool check = false, vs_ref = false;
   int limit = -1, timeout_ms = 300000;
   long online = sysconf(_SC_NPROCESSORS_ONLN);
