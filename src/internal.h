@@ -222,10 +222,11 @@ typedef struct {
 // Applies the repeats of d, which was just applied to *m: decision_repeat
 // after decision_repeat, each on a clone that replaces *m when its passes
 // succeed and change the IR. The first that fails or changes nothing ends
-// them (that IR is dropped). h may be NULL. Returns the number kept, or -1
-// when out of memory.
-int decision_apply_repeats(mqss_module **m, const mqss_catalog *c,
-                           const mqss_decision *d, const repeat_hooks *h);
+// them (that IR is dropped). *hash is module_fingerprint(*m), kept up to
+// date. h may be NULL. Returns the number kept, or -1 when out of memory.
+int decision_apply_repeats(mqss_module **m, uint64_t *hash,
+                           const mqss_catalog *c, const mqss_decision *d,
+                           const repeat_hooks *h);
 
 // What the safety layer needs to know about a piece of IR, from one walk.
 typedef struct {

@@ -19,10 +19,10 @@ bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
          next->op != prev->op && decision_fits(m, c, next, NULL, 0);
 }
 
-int decision_apply_repeats(mqss_module **m, const mqss_catalog *c,
-                           const mqss_decision *d, const repeat_hooks *h) {
+int decision_apply_repeats(mqss_module **m, uint64_t *hash,
+                           const mqss_catalog *c, const mqss_decision *d,
+                           const repeat_hooks *h) {
   mqss_decision prev = *d, r;
-  uint64_t hash = module_fingerprint(*m);
   int kept = 0;
   while (kept < DECISION_MAX_REPEATS && decision_repeat(*m, c, &prev, &r)) {
     if (h && h->before && !h->before(h->ctx, &r))
@@ -31,8 +31,8 @@ int decision_apply_repeats(mqss_module **m, const mqss_catalog *c,
     if (!next)
       return -1;
     bool ok = mqss_decision_apply(next, c, &r) == MQSS_OK;
-    uint64_t next_hash = ok ? module_fingerprint(next) : hash;
-    ok = ok && next_hash != hash; // failed, or changed nothing: the end
+    uint64_t next_hash = ok ? module_fingerprint(next) : *hash;
+    ok = ok && next_hash != *hash; // failed, or changed nothing: the end
     if (h && h->after)
       h->after(h->ctx, &r, ok);
     if (!ok) {
@@ -41,7 +41,7 @@ int decision_apply_repeats(mqss_module **m, const mqss_catalog *c,
     }
     mqss_module_destroy(*m);
     *m = next;
-    hash = next_hash;
+    *hash = next_hash;
     prev = r;
     kept++;
   }

@@ -280,10 +280,9 @@ static bool apply_repeats(mqss_env *e, const mqss_decision *d,
   repeat_ctx k = {e, false};
   repeat_hooks h = {.ctx = &k, .after = repeat_kept};
   double t0 = now_ms();
-  int n = decision_apply_repeats(&e->current, e->catalog, d, &h);
+  int n = decision_apply_repeats(&e->current, &e->current_hash, e->catalog,
+                                 d, &h);
   info->apply_ms += now_ms() - t0;
-  if (n > 0)
-    e->current_hash = module_fingerprint(e->current);
   info->repeats = n > 0 ? n : 0;
   return n >= 0 && !k.nomem;
 }

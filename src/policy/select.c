@@ -251,15 +251,13 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
       repeat_ctx k = {sel, bad, trace_fd, false};
       repeat_hooks h = {&k, repeat_before, repeat_after};
       t0 = now_ms();
-      int n = rc == MQSS_OK ? decision_apply_repeats(&work, p->catalog, &d, &h)
+      int n = rc == MQSS_OK ? decision_apply_repeats(&work, &cur_hash,
+                                                     p->catalog, &d, &h)
                             : 0;
       sel->pass_ms += now_ms() - t0;
       if (n < 0 || k.nomem)
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
-      if (n > 0) {
-        cur = work;
-        cur_hash = module_fingerprint(cur);
-      }
+      cur = work;
       break;
     }
     if (sel && sel->stopped)

@@ -163,8 +163,9 @@ static int replay(const bc_inputs *in, mqss_module **m, const demo *dm,
       mqss_decision d = dm->d[j]; // the per-op rule, as the search applied it
       if (!d.op)
         d.op = decision_focus(*m, c, &d);
-      ok = mqss_decision_apply(*m, c, &d) == MQSS_OK &&
-           decision_apply_repeats(m, c, &d, NULL) >= 0;
+      ok = mqss_decision_apply(*m, c, &d) == MQSS_OK;
+      uint64_t hash = ok ? module_fingerprint(*m) : 0;
+      ok = ok && decision_apply_repeats(m, &hash, c, &d, NULL) >= 0;
       hist[k++] = target;
     }
   }
