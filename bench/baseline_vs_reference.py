@@ -103,8 +103,10 @@ def main():
     cdir = os.path.dirname(os.path.abspath(manifest))
     commit = subprocess.run(["git", "-C", here, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
+    dirty = subprocess.run(["git", "-C", here, "status", "--porcelain", "-uno"],
+                           capture_output=True, text=True).stdout.strip()
     print(f"machine: {machine()}")
-    print(f"commit: {commit or '?'} (plus working-tree changes); "
+    print(f"commit: {commit or '?'}{' (plus working-tree changes)' if dirty else ''}; "
           f"manifest: {manifest}; {k} modules/family, {pairs} pairs each")
     print()
     print("| family | baseline | modules | geomean speedup (ref/baseline) | min | notes |")
