@@ -7,111 +7,10 @@
 // the hand-written pipelines do, instead of from uniform noise.
 #include "rl/bc.h"
 #include "actions/linalg_ops.h"
+#include "rl/demo.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-enum { MAX_DEMO = 64, GRID = 401 }; // demo decisions; parameter values tried
-
-// ----------------------------------------------------------------------------
-// pipeline text -> decisions
-
-// Splits `text` at the commas outside () and {}; calls back each piece.
-static int split_top(const char *text, size_t len,
-                     int (*piece)(void *ctx, const char *p, size_t n),
-                     void *ctx) {
-  int depth = 0;
-  size_t start = 0;
-  for (size_t i = 0; i <= len; i++) {
-    char ch = i < len ? text[i] : ',';
-    depth += (ch == '(' || ch == '{') - (ch == ')' || ch == '}');
-    if (ch == ',' && depth == 0) {
-      if (i > start && piece(ctx, text + start, i - start) != 0)
-        return -1;
-      start = i + 1;
-    }
-  }
-  return 0;
-}
-
-typedef struct {
-  const mqss_catalog *c;
-  mqss_decision d[MAX_DEMO];
-  int n;
-  const char *anchor; // of the pieces being split
-} demo;
-
-static bool has_wrapper(const char *p, size_t n, const char *w) {
-  size_t k = strlen(w);
-  return n > k && !strncmp(p, w, k) && p[n - 1] == ')';
-}
-
-// The decision whose anchored pipeline text is `want`: the action, and for a
-// one-parameter action the middle of the grid values that print the same.
-static bool match(const mqss_catalog *c, const char *want, mqss_decision *out) {
-  for (int a = 0; a < mqss_catalog_size(c); a++) {
-    const mqss_action *act = mqss_catalog_action(c, a);
-    if (act->is_stop || act->n_params > 1)
-      continue;
-    int lo = -1, hi = -1, n = act->n_params ? GRID : 1;
-    for (int k = 0; k < n; k++) {
-      mqss_decision d = {.action = a};
-      d.u[0] = act->n_params ? -1.0f + 2.0f * (float)k / (GRID - 1) : 0.0f;
-      char *text = mqss_decision_pipeline(c, &d);
-      bool same = text && !strcmp(text, want);
-      free(text);
-      if (same) {
-        lo = lo < 0 ? k : lo;
-        hi = k;
-      }
-    }
-    if (lo >= 0) {
-      *out = (mqss_decision){.action = a};
-      out->u[0] = act->n_params ? -1.0f + 2.0f * (float)((lo + hi) / 2) / (GRID - 1)
-                                : 0.0f;
-      return true;
-    }
-  }
-  return false;
-}
-
-static int add_step(void *ctx, const char *p, size_t n) {
-  demo *dm = ctx;
-  if (dm->n == MAX_DEMO)
-    return -1;
-  strbuf want = {0};
-  sb_printf(&want, "%s(%.*s)", dm->anchor, (int)n, p);
-  bool ok = want.data && match(dm->c, want.data, &dm->d[dm->n]);
-  sb_free(&want);
-  if (!ok)
-    return -1;
-  dm->n++;
-  return 0;
-}
-
-static int add_piece(void *ctx, const char *p, size_t n) {
-  demo *dm = ctx;
-  const char *fn = "func.func(";
-  if (has_wrapper(p, n, fn)) {
-    dm->anchor = "func.func";
-    return split_top(p + strlen(fn), n - strlen(fn) - 1, add_step, dm);
-  }
-  dm->anchor = "builtin.module";
-  return add_step(dm, p, n);
-}
-
-// Decisions reproducing `pipeline`, or -1 when a pass has no catalog action
-// (or a parameter the grid cannot hit).
-static int demo_of(const mqss_catalog *c, const char *pipeline, demo *dm) {
-  memset(dm, 0, sizeof *dm);
-  dm->c = c;
-  const char *wrap = "builtin.module(";
-  size_t n = strlen(pipeline);
-  if (has_wrapper(pipeline, n, wrap))
-    return split_top(pipeline + strlen(wrap), n - strlen(wrap) - 1, add_piece,
-                     dm);
-  return split_top(pipeline, n, add_piece, dm);
-}
 
 // ----------------------------------------------------------------------------
 // replaying demonstrations into samples
@@ -134,7 +33,7 @@ static int replay(const bc_inputs *in, mqss_module **m, const demo *dm,
   const mqss_catalog *c = in->catalog;
   const nn_model *model = in->model;
   int S = model->cfg.state_dim, n_cat = mqss_catalog_size(c);
-  int before = rb->n, hist[MAX_DEMO], k = 0;
+  int before = rb->n, hist[DEMO_MAX], k = 0;
   float state[MQSS_FEATURE_DIM], u[NN_MAX_ACTIONS * 4 + 64] = {0};
   uint8_t cat_mask[NN_MAX_ACTIONS + 1], mask[NN_MAX_ACTIONS + 1];
   bool ok = S == MQSS_FEATURE_DIM && model->P <= (int)(sizeof u / sizeof u[0]);
@@ -208,7 +107,7 @@ mqss_status bc_collect(mqss_session *s, const bc_inputs *in,
     mqss_status st = replay_module(s, in, i, &dm, rb, out);
     if (st != MQSS_OK)
       return st;
-    if (rb->n + MAX_DEMO + 1 > rb->cap)
+    if (rb->n + DEMO_MAX + 1 > rb->cap)
       break; // the buffer is full: enough demonstrations
   }
   out->samples = rb->n;
@@ -221,15 +120,13 @@ mqss_status bc_collect_decisions(mqss_session *s, const bc_inputs *in,
                                  bc_counts *out) {
   memset(out, 0, sizeof *out);
   demo dm;
-  for (int i = 0; i < in->n_modules && rb->n + MAX_DEMO + 1 <= rb->cap; i++) {
+  for (int i = 0; i < in->n_modules && rb->n + DEMO_MAX + 1 <= rb->cap; i++) {
     if (lens[i] < 0)
       continue;
-    if (lens[i] > MAX_DEMO) {
+    if (lens[i] > DEMO_MAX) {
       out->unmatched++;
       continue;
     }
-    memset(&dm, 0, sizeof dm);
-    dm.c = in->catalog;
     dm.n = lens[i];
     if (dm.n > 0)
       memcpy(dm.d, seqs[i], (size_t)dm.n * sizeof dm.d[0]);

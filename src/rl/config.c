@@ -76,6 +76,8 @@ static const struct key {
     {"expit.kl_coef", K_FLOAT, F(expit_kl), 0, 1000, NULL, "KL(clone || policy) weight during PPO"},
     {"expit.confirm_pairs", K_INT, F(expit_confirm_pairs), 1, 1000, NULL, "A/B pairs of each confirmation"},
     {"expit.holdout", K_STRING, F(expit_holdout), 0, 0, NULL, "hold-out manifest (\"\" = none)"},
+    {"expit.seed_baselines", K_STRING, F(expit_seed_baselines), 0, 0, NULL,
+     "family baselines that seed search and cloning (\"\" = none)"},
     {"expit.modules_per_round", K_INT, F(expit_modules_per_round), 0, 1 << 24, NULL,
      "training modules each round searches, a rotating subset (0 = all)"},
     {"expit.holdout_every", K_INT, F(expit_holdout_every), 1, 10000, NULL,

@@ -55,6 +55,8 @@ typedef struct {
   float expit_kl;         // weight of KL(clone || pi) during PPO
   int expit_confirm_pairs; // A/B pairs confirming a winner / hold-out figure
   char expit_holdout[512]; // hold-out manifest ("" = no hold-out figure)
+  char expit_seed_baselines[512]; // baselines.yaml whose family pipelines
+                          // seed each module's search and cloning ("" none)
   char init_from[512];    // start from this (older) policy ("" = random)
   int expit_modules_per_round; // modules each round searches (0 = all)
   int expit_holdout_every; // the hold-out figure every k rounds (and the last)

@@ -13,6 +13,7 @@
 #include "rl/expit.h"
 
 #include "rl/checkpoint.h"
+#include "rl/expit_seed.h"
 
 #include <errno.h>
 #include <math.h>
@@ -44,6 +45,7 @@ typedef struct {
   nn_rng rng;
   const expit_hooks *hooks;
   int dropped;         // damaged search records dropped
+  demo *seeds;         // (n_modules) family baselines; NULL = none
 } expit;
 
 static void round_path(const expit *x, char *out, size_t n, const char *name) {
@@ -59,7 +61,8 @@ static void measure_settings(const expit *x, mqss_measure_options *mo) {
   mo->code_size = 0;
 }
 
-// 2. Cloning on the winners.
+// 2. Cloning on the winners; a module without one (not searched yet) on
+// its seed, the family baseline, when there is one.
 static mqss_status clone_winners(expit *x, const expit_winner *w) {
   const train_config *cfg = x->cfg;
   int n = x->ec->n_modules;
@@ -71,8 +74,9 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   if (!seqs || !lens || rb_init(&rb, x->ec->model, cap) != 0)
     st = fail(x->s, MQSS_ERR_NOMEM, "out of memory");
   for (int i = 0; st == MQSS_OK && i < n; i++) {
-    seqs[i] = w[i].d;
-    lens[i] = w[i].n;
+    bool seed = w[i].n < 0 && x->seeds && x->seeds[i].n >= 0;
+    seqs[i] = seed ? x->seeds[i].d : w[i].d;
+    lens[i] = seed ? x->seeds[i].n : w[i].n;
   }
   bc_inputs in = {x->ec->catalog, x->ec->model, n, x->ec->module_paths, NULL,
                   cfg->max_steps};
@@ -201,7 +205,7 @@ static mqss_status run_round(expit *x, int r, expit_winner *w,
     st = mqss_policy_load(x->s, start, NULL, &pol);
   mqss_measure_options mo;
   measure_settings(x, &mo);
-  expit_search_in in = {x->s, cfg, x->ec, &mo, x->dir, r, pol,
+  expit_search_in in = {x->s, cfg, x->ec, &mo, x->dir, r, pol, x->seeds,
                         x->hooks->on_searched, x->hooks->ctx};
   expit_search_figures f;
   if (st == MQSS_OK)
@@ -326,6 +330,17 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
     r.env_steps = cs.env_steps;
   }
   r.resumed_at = start;
+  if (st == MQSS_OK && start < cfg->expit_rounds && cfg->expit_seed_baselines[0]) {
+    expit_seed_counts sc;
+    double t0 = now_ms();
+    st = expit_seeds(s, cfg, x.ec, &x.seeds, &sc);
+    if (st == MQSS_OK)
+      fprintf(stderr, "expit: seeds from '%s': %d of %d modules, %d decisions "
+              "(%d pruned as no-ops), %d families unmatched, %d modules "
+              "refused, %.1f s\n", cfg->expit_seed_baselines, sc.seeded, n,
+              sc.decisions, sc.pruned, sc.unmatched, sc.refused,
+              (now_ms() - t0) / 1e3);
+  }
   for (int round = start; st == MQSS_OK && round < cfg->expit_rounds; round++) {
     snprintf(x.dir, sizeof x.dir, "%s/round_%d", o->log_dir, round);
     if (mkdir(x.dir, 0777) != 0 && errno != EEXIST) {
@@ -358,6 +373,7 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
     free(hold[i]);
   free(hold);
   free(w);
+  free(x.seeds);
   r.records_dropped = x.dropped;
   if (out)
     *out = r;

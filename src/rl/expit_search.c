@@ -295,8 +295,10 @@ static mqss_status search_module(const expit_search_in *in, int i,
   so.measure = *in->measure;
   so.seed = (uint64_t)cfg->seed * 1000003u + (uint64_t)in->round * 7919u +
             (uint64_t)i;
-  so.prior = w->n > 0 ? w->d : NULL;
-  so.n_prior = w->n > 0 ? w->n : 0;
+  // the best known so far: the module's winner, else its family's baseline
+  const demo *seed = in->seeds && in->seeds[i].n > 0 ? &in->seeds[i] : NULL;
+  so.prior = w->n > 0 ? w->d : seed ? seed->d : NULL;
+  so.n_prior = w->n > 0 ? w->n : seed ? seed->n : 0;
   mqss_module *m = NULL;
   if (mqss_module_parse_file(in->s, in->ec->module_paths[i], &m) != MQSS_OK)
     return MQSS_ERR_PARSE;

@@ -8,6 +8,7 @@
 #define MQSS_RL_EXPIT_SEARCH_H
 
 #include "rl/config.h"
+#include "rl/demo.h"
 #include "rl/episode.h"
 
 #define EXPIT_MAX_DECISIONS 64 // repeats included
@@ -65,6 +66,9 @@ typedef struct {
   const char *dir;      // the round's directory (search_progress.tsv)
   int round;
   const mqss_policy *policy; // the guide (its catalog is ec->catalog's)
+  // Per module: the family baseline the search measures first while the
+  // module has no winner (expit_seed.h); NULL, or n < 0, for none.
+  const demo *seeds;
   // Called after each module searched in this call (may be NULL).
   void (*on_searched)(void *ctx, const expit_searched *e);
   void *ctx;

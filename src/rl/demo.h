@@ -1,0 +1,29 @@
+// Demonstrations (demo.c): a pass pipeline, such as a family baseline of
+// data/baselines.yaml, turned into the catalog decisions that reproduce it,
+// so that cloning and expert iteration can start from the hand-tuned
+// recipes. Schedule actions are recognised by their transform scripts.
+#ifndef MQSS_RL_DEMO_H
+#define MQSS_RL_DEMO_H
+
+#include "internal.h"
+
+enum { DEMO_MAX = 64 }; // decisions of a demonstration
+
+typedef struct {
+  mqss_decision d[DEMO_MAX]; // (n) op 0: every op of a schedule's kinds
+  int n;
+} demo;
+
+// Decisions reproducing `pipeline`, or -1 when a piece has no catalog
+// action, a parameter value the decoder cannot reach, or a schedule script
+// that no decision of its action prints.
+int demo_of(const mqss_catalog *c, const char *pipeline, demo *dm);
+
+// Drops from dm the decisions that leave module `path` unchanged where they
+// stand (run in order in this process): the rest produces the same IR, so
+// the same code, in fewer steps. MQSS_ERR_PARSE when the module does not
+// parse; MQSS_ERR_INVALID_ARG when a decision fails on it (dm unchanged).
+mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,
+                       const char *path, demo *dm);
+
+#endif // MQSS_RL_DEMO_H

@@ -1,0 +1,108 @@
+// Expert iteration's seeds (expit_seed.h). A family's pipeline is decoded
+// once (demo.c); each module then prunes its copy, since which passes change
+// nothing depends on the module.
+#include "rl/expit_seed.h"
+#include "eval/eval.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_FAMILIES = 64 };
+
+typedef struct {
+  char name[64];
+  int ok; // 1: decoded into d; 0: empty or unmatched
+  demo d;
+} family_seed;
+
+// The family column of each module line of `manifest` into fam (n lines).
+static mqss_status read_families(mqss_session *s, const char *manifest,
+                                 char (*fam)[64], int n) {
+  FILE *f = fopen(manifest, "r");
+  if (!f)
+    return fail(s, MQSS_ERR_IO, "cannot open manifest '%s'", manifest);
+  char *line = NULL;
+  size_t cap = 0;
+  int i = 0;
+  while (i < n && getline(&line, &cap, f) > 0) {
+    if (line[0] == '#' || line[0] == '\n')
+      continue;
+    char *tab = strchr(line, '\t');
+    size_t len = tab ? strcspn(tab + 1, "\t\n") : 0;
+    snprintf(fam[i++], 64, "%.*s", (int)len, tab ? tab + 1 : "");
+  }
+  free(line);
+  fclose(f);
+  return MQSS_OK;
+}
+
+// The decoded seed of family `name` (decoded on first use), NULL if none.
+static const demo *family(const mqss_catalog *c,
+                          const mqss_baselines *b, family_seed *fs, int *n_fs,
+                          const char *name, expit_seed_counts *counts) {
+  for (int k = 0; k < *n_fs; k++)
+    if (!strcmp(fs[k].name, name))
+      return fs[k].ok ? &fs[k].d : NULL;
+  if (*n_fs == MAX_FAMILIES)
+    return NULL;
+  family_seed *f = &fs[(*n_fs)++];
+  snprintf(f->name, sizeof f->name, "%s", name);
+  const char *pipeline = name[0] ? mqss_baselines_pipeline(b, name) : NULL;
+  f->ok = pipeline && pipeline[0] && demo_of(c, pipeline, &f->d) == 0;
+  if (pipeline && pipeline[0] && !f->ok) {
+    counts->unmatched++;
+    fprintf(stderr, "expit: the baseline of family '%s' has a piece no "
+            "catalog decision prints; its modules have no seed\n", name);
+  }
+  return f->ok ? &f->d : NULL;
+}
+
+mqss_status expit_seeds(mqss_session *s, const train_config *cfg,
+                        const episode_ctx *ec, demo **out,
+                        expit_seed_counts *counts) {
+  int n = ec->n_modules;
+  memset(counts, 0, sizeof *counts);
+  *out = NULL;
+  const char *path = strcmp(cfg->expit_seed_baselines, "default")
+                         ? cfg->expit_seed_baselines
+                         : eval_default_baselines_path();
+  demo *seeds = malloc((size_t)(n > 0 ? n : 1) * sizeof *seeds);
+  char (*fam)[64] = calloc((size_t)(n > 0 ? n : 1), sizeof *fam);
+  family_seed *fs = calloc(MAX_FAMILIES, sizeof *fs);
+  mqss_baselines *b = NULL;
+  mqss_status st = seeds && fam && fs ? MQSS_OK
+                                      : fail(s, MQSS_ERR_NOMEM, "out of memory");
+  if (st == MQSS_OK)
+    st = mqss_baselines_load(s, path, &b);
+  if (st == MQSS_OK)
+    st = read_families(s, cfg->manifest, fam, n);
+  int n_fs = 0;
+  for (int i = 0; st == MQSS_OK && i < n; i++) {
+    seeds[i].n = -1;
+    const demo *d = family(ec->catalog, b, fs, &n_fs, fam[i], counts);
+    if (!d)
+      continue;
+    demo pruned = *d;
+    mqss_status ps = demo_prune(s, ec->catalog, ec->module_paths[i], &pruned);
+    if (ps == MQSS_ERR_PARSE) {
+      st = ps;
+    } else if (ps != MQSS_OK) {
+      counts->refused++;
+    } else {
+      seeds[i] = pruned;
+      counts->seeded++;
+      counts->decisions += pruned.n;
+      counts->pruned += d->n - pruned.n;
+    }
+  }
+  mqss_baselines_destroy(b);
+  free(fam);
+  free(fs);
+  if (st != MQSS_OK) {
+    free(seeds);
+    return st;
+  }
+  *out = seeds;
+  return MQSS_OK;
+}

@@ -1,0 +1,29 @@
+// Expert iteration's seeds (expit_seed.c): each training module's family
+// baseline as a demonstration, so that the round's search starts from the
+// hand-tuned recipe and cloning imitates it where no search has won yet.
+#ifndef MQSS_RL_EXPIT_SEED_H
+#define MQSS_RL_EXPIT_SEED_H
+
+#include "rl/config.h"
+#include "rl/demo.h"
+#include "rl/episode.h"
+
+typedef struct {
+  int seeded;    // modules with a seed
+  int unmatched; // families whose pipeline the catalog cannot express
+  int refused;   // modules a seed's decision failed on
+  int decisions; // the seeds' decisions, after pruning
+  int pruned;    // decisions pruned because they changed nothing
+} expit_seed_counts;
+
+// Seeds of the ec->n_modules training modules of cfg->manifest (its second
+// column names each module's family) from the baselines file
+// cfg->expit_seed_baselines ("default": data/baselines.yaml, as mqss eval
+// finds it), into *out (n_modules demos, malloc'ed; n = -1 where none:
+// an empty family pipeline, one the catalog cannot express, or one failing
+// on the module). Each seed is pruned on its module (demo_prune).
+mqss_status expit_seeds(mqss_session *s, const train_config *cfg,
+                        const episode_ctx *ec, demo **out,
+                        expit_seed_counts *counts);
+
+#endif // MQSS_RL_EXPIT_SEED_H

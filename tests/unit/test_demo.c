@@ -1,0 +1,181 @@
+// Unit tests of demonstrations (src/rl/demo.c): the family baselines of
+// data/baselines.yaml decode into catalog decisions, schedules included,
+// and those decisions produce the IR the baseline text produces; pruning
+// drops the decisions that change nothing and keeps that IR.
+// internal headers first: cmocka defines a fail() macro
+#include "rl/demo.h"
+#include "actions/linalg_ops.h"
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define INPUTS MQSS_SOURCE_DIR "/tests/lit/Inputs/"
+#define BASELINES MQSS_SOURCE_DIR "/data/baselines.yaml"
+
+typedef struct {
+  mqss_session *s;
+  mqss_catalog *c;
+  mqss_baselines *b;
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  if (!f || mqss_session_create(&f->s) != MQSS_OK ||
+      mqss_catalog_load(f->s, MQSS_SOURCE_DIR "/data/catalog.yaml", &f->c) != MQSS_OK ||
+      mqss_baselines_load(f->s, BASELINES, &f->b) != MQSS_OK)
+    return -1;
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  mqss_baselines_destroy(f->b);
+  mqss_catalog_destroy(f->c);
+  mqss_session_destroy(f->s);
+  free(f);
+  return 0;
+}
+
+static const char *const families[] = {
+    "attention", "cnn",     "depthwise", "layernorm",   "matmul_chain",
+    "mlp",       "poly_blas3", "pooling", "softmax",    "transformer"};
+
+// Every family with a pipeline decodes; a schedule becomes one decision.
+static void test_every_baseline_decodes(void **state) {
+  fixture *f = *state;
+  for (size_t k = 0; k < sizeof families / sizeof *families; k++) {
+    const char *p = mqss_baselines_pipeline(f->b, families[k]);
+    assert_non_null(p);
+    assert_true(p[0]);
+    demo dm;
+    if (demo_of(f->c, p, &dm) != 0)
+      fail_msg("family %s does not decode: %s", families[k], p);
+    int interpreters = 0;
+    for (const char *q = p; (q = strstr(q, "transform-interpreter")); q++)
+      interpreters++;
+    int schedules = 0;
+    for (int i = 0; i < dm.n; i++)
+      schedules += mqss_catalog_action(f->c, dm.d[i].action)->n_steps > 0;
+    assert_int_equal(schedules, interpreters);
+    assert_true(dm.n >= interpreters);
+  }
+}
+
+static char *ir_after_text(fixture *f, const char *path, const char *pipeline) {
+  mqss_module *m = NULL;
+  assert_int_equal(mqss_module_parse_file(f->s, path, &m), MQSS_OK);
+  linalg_tag_once(mlirModuleGetOperation(m->mod));
+  if (mqss_module_run_pipeline(m, pipeline) != MQSS_OK)
+    fail_msg("%s: %s", pipeline, mqss_errmsg(f->s));
+  char *ir = mqss_module_to_string(m);
+  mqss_module_destroy(m);
+  return ir;
+}
+
+static char *ir_after_demo(fixture *f, const char *path, const demo *dm) {
+  mqss_module *m = NULL;
+  assert_int_equal(mqss_module_parse_file(f->s, path, &m), MQSS_OK);
+  linalg_tag_once(mlirModuleGetOperation(m->mod));
+  for (int i = 0; i < dm->n; i++)
+    if (mqss_decision_apply(m, f->c, &dm->d[i]) != MQSS_OK)
+      fail_msg("decision %d: %s", i, mqss_errmsg(f->s));
+  char *ir = mqss_module_to_string(m);
+  mqss_module_destroy(m);
+  return ir;
+}
+
+// The mlp recipe (a register-tiling schedule) and two cse passes, the second
+// of which can change nothing: the decisions give the text's IR, and so do
+// the pruned ones, which lack that second cse.
+static void test_decisions_and_pruning_keep_the_ir(void **state) {
+  fixture *f = *state;
+  const char *module = INPUTS "measure_mlp_fma.mlir"; // two matmuls
+  const char *mlp = mqss_baselines_pipeline(f->b, "mlp");
+  size_t len = strlen(mlp);
+  char text[8192];
+  snprintf(text, sizeof text, "%.*s,func.func(cse),func.func(cse))",
+           (int)(len - 1), mlp);
+  demo dm;
+  assert_int_equal(demo_of(f->c, text, &dm), 0);
+  assert_int_equal(dm.n, 3);
+  char *want = ir_after_text(f, module, text);
+  char *got = ir_after_demo(f, module, &dm);
+  assert_non_null(want);
+  assert_non_null(strstr(want, "vector.")); // the schedule vectorised
+  assert_string_equal(got, want);
+  free(got);
+  demo pruned = dm;
+  assert_int_equal(demo_prune(f->s, f->c, module, &pruned), MQSS_OK);
+  assert_true(pruned.n < dm.n);
+  assert_true(pruned.n >= 1);
+  assert_int_equal(pruned.d[0].action, dm.d[0].action); // the schedule stays
+  got = ir_after_demo(f, module, &pruned);
+  assert_string_equal(got, want);
+  free(got);
+  free(want);
+}
+
+// A schedule script that no decision prints (a tile size changed by hand)
+// does not decode.
+static void test_foreign_script_does_not_decode(void **state) {
+  fixture *f = *state;
+  const char *mlp = mqss_baselines_pipeline(f->b, "mlp");
+  const char *entry = strstr(mlp, "entry-point=");
+  assert_non_null(entry);
+  entry += strlen("entry-point=");
+  char name[64];
+  snprintf(name, sizeof name, "%.*s", (int)strcspn(entry, "})"), entry);
+  char src[4096], dir[] = "/tmp/mqss_demo_XXXXXX", dst[4200];
+  snprintf(src, sizeof src, MQSS_SOURCE_DIR "/data/schedules/%s.mlir", name);
+  assert_non_null(mkdtemp(dir));
+  snprintf(dst, sizeof dst, "%s/%s.mlir", dir, name);
+  FILE *in = fopen(src, "r"), *out = fopen(dst, "w");
+  assert_non_null(in);
+  assert_non_null(out);
+  char line[4096];
+  int changed = 0;
+  while (fgets(line, sizeof line, in)) {
+    char *t = strstr(line, "tile_sizes [");
+    if (t && !changed++) {
+      fprintf(out, "%.*stile_sizes [7777, %s", (int)(t - line), line,
+              strchr(t, ',') + 2);
+      continue;
+    }
+    fputs(line, out);
+  }
+  fclose(in);
+  fclose(out);
+  assert_true(changed >= 1);
+  char text[8192];
+  snprintf(text, sizeof text,
+           "builtin.module(transform-preload-library{transform-library-paths="
+           "%s},transform-interpreter{entry-point=%s})", dst, name);
+  demo dm;
+  assert_int_equal(demo_of(f->c, text, &dm), -1);
+  // the untouched file decodes
+  snprintf(text, sizeof text,
+           "builtin.module(transform-preload-library{transform-library-paths="
+           "%s},transform-interpreter{entry-point=%s})", src, name);
+  assert_int_equal(demo_of(f->c, text, &dm), 0);
+  assert_int_equal(dm.n, 1);
+  unlink(dst);
+  rmdir(dir);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_every_baseline_decodes),
+      cmocka_unit_test(test_decisions_and_pruning_keep_the_ir),
+      cmocka_unit_test(test_foreign_script_does_not_decode),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
