@@ -94,13 +94,25 @@ static void on_searched(void *ctx, const expit_searched *e) {
     raise(SIGKILL); // the record is on disk: a kill here loses nothing
 }
 
+static void on_seeds(void *ctx, const expit_seed_counts *c) {
+  const expit_progress *p = ctx;
+  if (c->unmatched)
+    fprintf(stderr, "mqss: warning: the baselines of %d families (first: "
+            "'%s') have a piece no catalog decision prints; their modules "
+            "have no seed\n", c->unmatched, c->unmatched_family);
+  if (!p->quiet)
+    fprintf(stderr, "expit: seeds for %d modules, %d decisions (%d no-op "
+            "decisions pruned), %d modules refused, %.1f s\n", c->seeded,
+            c->decisions, c->pruned, c->refused, c->seconds);
+}
+
 // Expert iteration (expit.rounds > 0): rounds of search, cloning and PPO.
 static int run_expit(mqss_session *s, train_setup *setup, train_options *o,
                      progress *prog) {
   const char *kill = getenv("MQSS_EXPIT_KILL_AFTER"); // fault-injection tests
   expit_progress ep = {prog->quiet, kill ? atoi(kill) : 0, 0};
   prog->quiet = true; // the per-round and per-module lines say enough
-  expit_hooks hooks = {on_round, on_searched, &ep};
+  expit_hooks hooks = {on_round, on_searched, on_seeds, &ep};
   expit_result r;
   if (expit_run(s, setup, o, &hooks, &r) != MQSS_OK)
     return cli_error("%s", mqss_errmsg(s));

@@ -239,7 +239,6 @@ static bool match_text(const mqss_catalog *c, const char *anchor,
     if (!act->is_stop && !act->n_steps && !strcmp(act->anchor, anchor) &&
         !strncmp(act->pipeline, pass, n) &&
         strchr("{(,", act->pipeline[n]) && // or its end, '\0'
-
         match_action(c, a, want, out))
       return true;
   }

@@ -13,7 +13,6 @@
 #include "rl/expit.h"
 
 #include "rl/checkpoint.h"
-#include "rl/expit_seed.h"
 
 #include <errno.h>
 #include <math.h>
@@ -332,14 +331,9 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
   r.resumed_at = start;
   if (st == MQSS_OK && start < cfg->expit_rounds && cfg->expit_seed_baselines[0]) {
     expit_seed_counts sc;
-    double t0 = now_ms();
     st = expit_seeds(s, cfg, x.ec, &x.seeds, &sc);
-    if (st == MQSS_OK)
-      fprintf(stderr, "expit: seeds from '%s': %d of %d modules, %d decisions "
-              "(%d pruned as no-ops), %d families unmatched, %d modules "
-              "refused, %.1f s\n", cfg->expit_seed_baselines, sc.seeded, n,
-              sc.decisions, sc.pruned, sc.unmatched, sc.refused,
-              (now_ms() - t0) / 1e3);
+    if (st == MQSS_OK && x.hooks->on_seeds)
+      x.hooks->on_seeds(x.hooks->ctx, &sc);
   }
   for (int round = start; st == MQSS_OK && round < cfg->expit_rounds; round++) {
     snprintf(x.dir, sizeof x.dir, "%s/round_%d", o->log_dir, round);

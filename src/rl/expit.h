@@ -10,6 +10,7 @@
 #define MQSS_RL_EXPIT_H
 
 #include "rl/expit_search.h"
+#include "rl/expit_seed.h"
 #include "rl/train.h"
 
 // X-macro: the columns of expit.csv, in order.
@@ -47,6 +48,7 @@ typedef struct {
 typedef struct {
   void (*on_round)(void *ctx, const double *row);   // each round's row
   void (*on_searched)(void *ctx, const expit_searched *e); // each module searched
+  void (*on_seeds)(void *ctx, const expit_seed_counts *c); // seeds made
   void *ctx;
 } expit_hooks;
 

@@ -50,11 +50,9 @@ static const demo *family(const mqss_catalog *c,
   snprintf(f->name, sizeof f->name, "%s", name);
   const char *pipeline = name[0] ? mqss_baselines_pipeline(b, name) : NULL;
   f->ok = pipeline && pipeline[0] && demo_of(c, pipeline, &f->d) == 0;
-  if (pipeline && pipeline[0] && !f->ok) {
-    counts->unmatched++;
-    fprintf(stderr, "expit: the baseline of family '%s' has a piece no "
-            "catalog decision prints; its modules have no seed\n", name);
-  }
+  if (pipeline && pipeline[0] && !f->ok && !counts->unmatched++)
+    snprintf(counts->unmatched_family, sizeof counts->unmatched_family, "%s",
+             name);
   return f->ok ? &f->d : NULL;
 }
 
@@ -62,6 +60,7 @@ mqss_status expit_seeds(mqss_session *s, const train_config *cfg,
                         const episode_ctx *ec, demo **out,
                         expit_seed_counts *counts) {
   int n = ec->n_modules;
+  double t0 = now_ms();
   memset(counts, 0, sizeof *counts);
   *out = NULL;
   const char *path = strcmp(cfg->expit_seed_baselines, "default")
@@ -104,5 +103,6 @@ mqss_status expit_seeds(mqss_session *s, const train_config *cfg,
     return st;
   }
   *out = seeds;
+  counts->seconds = (now_ms() - t0) / 1e3;
   return MQSS_OK;
 }

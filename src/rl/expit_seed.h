@@ -14,6 +14,8 @@ typedef struct {
   int refused;   // modules a seed's decision failed on
   int decisions; // the seeds' decisions, after pruning
   int pruned;    // decisions pruned because they changed nothing
+  double seconds; // time taken
+  char unmatched_family[64]; // the first unmatched family ("" none)
 } expit_seed_counts;
 
 // Seeds of the ec->n_modules training modules of cfg->manifest (its second

@@ -14,7 +14,8 @@ at most 2 decisions.
    far beyond the 2% the confirmation asks for).
 3. A run killed with SIGKILL after its first round resumes at the round
    after the last finished one, keeps the finished rows as they were, and
-   ends with every round logged.
+   ends with every round logged; so does a copy of it carried to another
+   directory by scripts/train_state.sh (save, then restore).
 4. More rounds continue a finished run (--resume with expit.rounds raised).
 5. Resume inside the search phase, on three modules (budget 4, no PPO):
    MQSS_EXPIT_KILL_AFTER=2 SIGKILLs the run right after its second module's
@@ -31,6 +32,13 @@ at most 2 decisions.
    the last round's clone selects every module's winner, so all of them
    were cloned; expit.holdout_every 2 measures the hold-out figure in rounds
    1 and 2 (the last) only.
+7. Seeds (expit.seed_baselines): a baselines file gives the matmul's family
+   a recipe (lowering, cse twice, tiling by 32) and the add's family none.
+   The run reports one seeded module with the repeated cse pruned. Round 0
+   searches one module: if it is the matmul, its search measures the seed
+   first, so with a budget of 2 (the reference and one candidate) its
+   winner is the seed; otherwise the round's clone, which imitates the seed
+   of every module not searched yet, selects the seed on the matmul.
 
 usage: check_expit.py MQSS_BINARY SOURCE_DIR
 """
@@ -234,6 +242,21 @@ def main():
     done = sum(os.path.exists(os.path.join(klog, f"round_{k}", "row.csv")) for k in range(3))
     check(done >= 1, "the run to kill finished no round")
     before = open(first).read() if done else ""
+    # ... carried to another directory (another machine) by
+    # scripts/train_state.sh, which keeps what --resume needs and no more
+    state, moved = os.path.join(TMP, "killed_state"), os.path.join(TMP, "killed_moved")
+    tool = os.path.join(SRC, "scripts", "train_state.sh")
+    sv = subprocess.run([tool, "save", klog, state], capture_output=True, text=True)
+    rs = subprocess.run([tool, "restore", state, moved], capture_output=True, text=True)
+    check(sv.returncode == 0 and rs.returncode == 0, f"train_state: {sv.stderr} {rs.stderr}")
+    check(not os.path.exists(os.path.join(state, "round_0", "clone.bin")),
+          "train_state saved a finished round's clone")
+    r = train(cfg, "killed_moved", "--resume")
+    check(r.returncode == 0 and f"resumed at round {done})" in r.stdout,
+          f"the carried run did not resume at round {done}: {r.stdout} {r.stderr[-1000:]}")
+    if r.returncode == 0:
+        check([int(x["round"]) for x in rows("killed_moved")] == [0, 1, 2],
+              f"rounds of the carried run: {rows('killed_moved')}")
     r = train(cfg, "killed", "--resume")
     check(r.returncode == 0, f"resume after SIGKILL failed: {r.stderr[-2000:]}")
     check(f"resumed at round {done})" in r.stdout, f"resumed at the wrong round ({done} done): {r.stdout}")
@@ -333,6 +356,39 @@ def main():
               f"the last clone chose '{sel.stdout.strip()}' for {name}, its winner is '{want}'")
     check([x["holdout_speedup"] == "nan" for x in m] == [True, False, False],
           f"hold-out figures with holdout_every 2: {[x['holdout_speedup'] for x in m]}")
+
+    # 7. seeds from family baselines
+    with open(os.path.join(corpus, "fam.tsv"), "w") as f:
+        f.write("# file\tfamily\nmm128.mlir\tmm\nmeasure_add.mlir\tadd\n")
+    base = os.path.join(TMP, "baselines.yaml")
+    with open(base, "w") as f:
+        f.write('version: 1\nfamilies:\n  mm:\n    pipeline: "builtin.module('
+                'func.func(convert-linalg-to-affine-loops),func.func(cse),func.func(cse),'
+                'func.func(affine-loop-tile{tile-size=32}))"\n  add:\n    pipeline: ""\n')
+    cfg = config("seeded", 1, manifest="fam.tsv", budget=2, ppo=0, bc=800, holdout=False,
+                 more=f"  modules_per_round: 1\n  seed_baselines: {base}\n")
+    with open(cfg) as f:
+        text = f.read().replace("max_steps: 2", "max_steps: 4")
+    with open(cfg, "w") as f:
+        f.write(text)
+    r = train(cfg, "seeded")
+    check(r.returncode == 0, f"seeded run failed: {r.stderr[-2000:]}")
+    got = re.search(r"expit: seeds for (\d+) modules, (\d+) decisions \((\d+) no-op", r.stderr)
+    check(got and got.group(1) == "1" and int(got.group(3)) >= 1 and int(got.group(2)) <= 3,
+          f"seeds reported: {got.groups() if got else r.stderr[-500:]}")
+    rdir = os.path.join(TMP, "seeded", "round_0")
+    recs = records(os.path.join(rdir, "search_progress.tsv")) if r.returncode == 0 else []
+    check(len(recs) == 1, f"the seeded round searched {recs}")
+    if recs and recs[0][0] == 0:  # the matmul: its winner is the seed
+        chosen = winners(os.path.join(rdir, "winners.tsv")).get(0, "")
+    else:  # the add: the clone imitates the matmul's seed
+        chosen = subprocess.run([MQSS, "select", os.path.join(corpus, "mm128.mlir"), "--catalog",
+                                 CATALOG, "--max-steps", "4", "--policy",
+                                 os.path.join(rdir, "clone.safetensors")],
+                                capture_output=True, text=True, env=ENV).stdout.strip()
+    check("convert-linalg-to-affine-loops" in chosen and "affine-loop-tile{tile-size=32}" in chosen
+          and chosen.count("cse") <= 1,
+          f"the matmul's seed (searched: {recs}) did not come through: '{chosen}'")
 
     print(f"{passed} passed, {len(failures)} failed")
     if not failures:
