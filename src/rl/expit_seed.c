@@ -4,6 +4,7 @@
 #include "rl/expit_seed.h"
 #include "eval/eval.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,9 @@ static mqss_status read_families(mqss_session *s, const char *manifest,
                                  char (*fam)[64], int n) {
   FILE *f = fopen(manifest, "r");
   if (!f)
-    return fail(s, MQSS_ERR_IO, "cannot open manifest '%s'", manifest);
+    return fail(s, MQSS_ERR_IO, "cannot open manifest '%s': %s; set "
+                "env.manifest to the train.tsv of 'mqss corpus gen'", manifest,
+                strerror(errno));
   char *line = NULL;
   size_t cap = 0;
   int i = 0;
