@@ -352,9 +352,10 @@ static void test_greedy_repeats_schedule(void **state) {
   assert_memory_equal(w.trace[1].decisions[0].u, a->u, sizeof a->u);
   assert_true(w.trace[1].decisions[0].op == 0);
   mqss_search_result_free(&w);
-  // Both matmuls are register-tiled: the one winner names two schedules.
-  assert_int_equal(r.best_index, 1);
-  const char *p = r.best_pipeline, *second = strstr(p, "transform-interpreter");
+  // Both matmuls are register-tiled: the one candidate names two schedules.
+  // Whether it also wins depends on the machine's timing (it lost once on a
+  // loaded CI machine under ASan), so the winner is not asserted.
+  const char *p = e->pipeline, *second = strstr(p, "transform-interpreter");
   assert_non_null(second);
   assert_non_null(strstr(second + 1, "transform-interpreter"));
   mqss_search_result_free(&r);
