@@ -4,8 +4,9 @@
 # nothing but the repository. `save` copies what `mqss train --resume` needs
 # from LOGDIR into STATE (a directory in the repository, committed): the
 # curves and logs, every finished round's row, winners, search records and
-# PPO metrics, the last finished round's weights (final.bin) and policy, and
-# every file of the round in progress. The measurement cache is not copied:
+# PPO metrics, the last finished round's weights (final.bin), policy and
+# clone, the run's result (LOGDIR/policy.safetensors, once every round is
+# done), and every file of the round in progress. The measurement cache is not copied:
 # a resumed run measures again what it needs. `restore` copies STATE back
 # into LOGDIR; then run scripts/train_long.sh on LOGDIR as before.
 #
@@ -25,7 +26,7 @@ save)
   fi
   rm -rf "$to"
   mkdir -p "$to"
-  for f in expit.csv expit.png train_long.log; do
+  for f in expit.csv expit.png train_long.log policy.safetensors; do
     [ -e "$from/$f" ] && cp -p "$from/$f" "$to/"
   done
   last=
@@ -46,7 +47,9 @@ save)
     done
     if [ "$r" = "$last" ]; then
       cp -p "$r/final.bin" "$dst/"
-      [ -e "$r/policy.safetensors" ] && cp -p "$r/policy.safetensors" "$dst/"
+      for f in policy.safetensors clone.safetensors; do
+        [ -e "$r/$f" ] && cp -p "$r/$f" "$dst/"
+      done
     fi
   done
   echo "train_state: saved $(du -sh "$to" | cut -f1) of '$from' in '$to'"

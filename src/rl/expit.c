@@ -60,22 +60,37 @@ static void measure_settings(const expit *x, mqss_measure_options *mo) {
   mo->code_size = 0;
 }
 
-// 2. Cloning on the winners; a module without one (not searched yet) on
-// its seed, the family baseline, when there is one.
+// 2. Cloning on the winners, each without the decisions that leave its
+// module unchanged where they stand (the search keeps them, at no cost
+// there; a clone asked to take a step that changes nothing sees the same
+// IR again and learns to repeat itself); a module without a winner (not
+// searched yet) on its seed, the family baseline, when there is one.
+_Static_assert(EXPIT_MAX_DECISIONS <= DEMO_MAX, "a winner fits a demo");
 static mqss_status clone_winners(expit *x, const expit_winner *w) {
   const train_config *cfg = x->cfg;
   int n = x->ec->n_modules;
   const mqss_decision **seqs = calloc((size_t)n, sizeof *seqs);
   int *lens = calloc((size_t)n, sizeof *lens);
+  demo *pruned = calloc((size_t)n, sizeof *pruned);
   rollout_buffer rb = {0};
   mqss_status st = MQSS_OK;
   int cap = n * (EXPIT_MAX_DECISIONS + 1) + 64; // every winner, then STOP
-  if (!seqs || !lens || rb_init(&rb, x->ec->model, cap) != 0)
+  if (!seqs || !lens || !pruned || rb_init(&rb, x->ec->model, cap) != 0)
     st = fail(x->s, MQSS_ERR_NOMEM, "out of memory");
   for (int i = 0; st == MQSS_OK && i < n; i++) {
     bool seed = w[i].n < 0 && x->seeds && x->seeds[i].n >= 0;
     seqs[i] = seed ? x->seeds[i].d : w[i].d;
     lens[i] = seed ? x->seeds[i].n : w[i].n;
+    if (seed || w[i].n <= 0)
+      continue;
+    pruned[i].n = w[i].n;
+    memcpy(pruned[i].d, w[i].d, (size_t)w[i].n * sizeof *w[i].d);
+    // a winner that no longer applies here is cloned as it was recorded
+    if (demo_prune(x->s, x->ec->catalog, x->ec->module_paths[i],
+                   &pruned[i]) == MQSS_OK) {
+      seqs[i] = pruned[i].d;
+      lens[i] = pruned[i].n;
+    }
   }
   bc_inputs in = {x->ec->catalog, x->ec->model, n, x->ec->module_paths, NULL,
                   cfg->max_steps};
@@ -95,6 +110,7 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   rb_free(&rb);
   free(seqs);
   free(lens);
+  free(pruned);
   return st;
 }
 
@@ -145,8 +161,18 @@ static mqss_status holdout(expit *x, char *const *paths, int n,
   return st;
 }
 
-// Rebuilds LOGDIR/expit.csv from the finished rounds' row.csv files.
-static mqss_status write_csv(expit *x, int rounds) {
+// Field `col` of a row.csv line (NAN when the line is shorter).
+static double row_field(const char *row, int col) {
+  for (int c = 0; c < col && row; c++)
+    if ((row = strchr(row, ',')) != NULL)
+      row++;
+  return row ? strtod(row, NULL) : NAN;
+}
+
+// Rebuilds LOGDIR/expit.csv from the finished rounds' row.csv files and
+// sets *elapsed_s (if non-NULL) to the sum of their times.
+static mqss_status write_csv(expit *x, int rounds, double *elapsed_s) {
+  double total = 0;
   strbuf sb = {0};
   for (int c = 0; c < EXPIT_NCOLS; c++)
     sb_printf(&sb, "%s%s", c ? "," : "", column_names[c]);
@@ -155,10 +181,15 @@ static mqss_status write_csv(expit *x, int rounds) {
     char path[4300];
     snprintf(path, sizeof path, "%s/round_%d/row.csv", x->o->log_dir, r);
     strbuf row = {0};
-    if (sb_read_file(&row, path))
+    if (sb_read_file(&row, path)) {
       sb_printf(&sb, "%s", row.data);
+      double t = row_field(row.data, E_ELAPSED);
+      total += isfinite(t) ? t : 0;
+    }
     sb_free(&row);
   }
+  if (elapsed_s)
+    *elapsed_s = total;
   char path[4200];
   snprintf(path, sizeof path, "%s/expit.csv", x->o->log_dir);
   mqss_status st = expit_write_atomic(x->s, path, sb.data);
@@ -286,6 +317,45 @@ static mqss_status run_round(expit *x, int r, expit_winner *w,
   return st;
 }
 
+// PPO iterations of round r: its metrics.csv's last iteration + 1 (0 when
+// it logged none).
+static long long round_iterations(const expit *x, int r) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/round_%d/metrics.csv", x->o->log_dir, r);
+  strbuf sb = {0};
+  long long n = 0;
+  if (sb_read_file(&sb, path) && sb.len > 0) {
+    size_t end = sb.len;
+    while (end > 0 && sb.data[end - 1] == '\n')
+      end--;
+    sb.data[end] = '\0';
+    const char *last = strrchr(sb.data, '\n');
+    double it = last ? row_field(last + 1, 0) : NAN;
+    n = isfinite(it) ? (long long)it + 1 : 0;
+  }
+  sb_free(&sb);
+  return n;
+}
+
+// The run's result, LOGDIR/policy.safetensors: the last round's weights
+// (after its PPO) with the whole run in the metadata: its environment
+// steps, every round's PPO iterations and time (from its row.csv; a round
+// resumed after a kill counts from the resume).
+static mqss_status export_result(expit *x, int rounds, long long env_steps,
+                                 char *out, size_t n) {
+  double elapsed = 0;
+  mqss_status st = write_csv(x, rounds, &elapsed);
+  long long iterations = 0;
+  for (int r = 0; r < rounds; r++)
+    iterations += round_iterations(x, r);
+  snprintf(out, n, "%.4000s/policy.safetensors", x->o->log_dir);
+  if (st == MQSS_OK)
+    st = train_export(x->s, x->o, x->ec->model, x->ec->catalog,
+                      train_setup_parent(x->setup), iterations, env_steps,
+                      elapsed, out);
+  return st;
+}
+
 // ----------------------------------------------------------------------------
 // the rounds
 
@@ -356,13 +426,18 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
     if ((st = run_round(&x, round, w, hold, n_hold, &r.env_steps)) != MQSS_OK)
       break;
     r.rounds = round + 1;
-    if ((st = write_csv(&x, round + 1)) != MQSS_OK)
+    if ((st = write_csv(&x, round + 1, NULL)) != MQSS_OK)
       break;
     if (x.hooks->on_round)
       x.hooks->on_round(x.hooks->ctx, x.row);
     snprintf(r.policy_path, sizeof r.policy_path, "%.4000s/policy.safetensors",
              x.dir);
   }
+  if (st == MQSS_OK && start == cfg->expit_rounds)
+    r.rounds = start; // nothing left to run: the result is exported again
+  if (st == MQSS_OK && r.rounds == cfg->expit_rounds && r.rounds > 0)
+    st = export_result(&x, r.rounds, r.env_steps, r.policy_path,
+                       sizeof r.policy_path);
   for (int i = 0; i < n_hold; i++)
     free(hold[i]);
   free(hold);

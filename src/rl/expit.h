@@ -40,7 +40,8 @@ typedef struct {
   int rounds;            // completed, in total
   int resumed_at;        // the round this invocation started in
   long long env_steps;
-  char policy_path[4096]; // the last round's policy
+  char policy_path[4096]; // LOGDIR/policy.safetensors once every round is
+                          // done, else the last round's policy
   int records_dropped;   // damaged search records dropped (searched again)
 } expit_result;
 

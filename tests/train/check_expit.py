@@ -7,9 +7,13 @@ at most 2 decisions.
 1. Two rounds write expit.csv (one row per round, the documented columns),
    expit.png, and per round winners.tsv, clone.safetensors, PPO logs and a
    policy; the cloning loss falls in round 0 (and does not rise later).
+   The run's result, LOGDIR/policy.safetensors, has the last round's
+   weights and the whole run in its metadata: expit.csv's last env_steps,
+   the sum of the rounds' PPO iterations and of their times.
 2. The clone reproduces the searched pipelines: for every module, its greedy
    selection is exactly the winner in winners.tsv (the empty pipeline where
-   nothing was confirmed). The matmul's winner is a real recipe (lowering to
+   nothing was confirmed) without its passes that leave the module
+   unchanged where they stand (found here with `mqss opt`). The matmul's winner is a real recipe (lowering to
    affine loops and tiling measures tens of times faster than the reference,
    far beyond the 2% the confirmation asks for).
 3. A run killed with SIGKILL after its first round resumes at the round
@@ -29,7 +33,7 @@ at most 2 decisions.
 6. expit.modules_per_round 1 on the three modules for three rounds: each
    round searches one module, the three rounds three different ones; the
    winners of earlier rounds persist (their winners.tsv lines unchanged) and
-   the last round's clone selects every module's winner, so all of them
+   the last round's clone selects every module's (pruned) winner, so all of them
    were cloned; expit.holdout_every 2 measures the hold-out figure in rounds
    1 and 2 (the last) only.
 7. Seeds (expit.seed_baselines): a baselines file gives the matmul's family
@@ -43,6 +47,7 @@ at most 2 decisions.
 usage: check_expit.py MQSS_BINARY SOURCE_DIR
 """
 import csv
+import json
 import math
 import os
 import re
@@ -165,6 +170,44 @@ def searched_now(stderr, rnd=0):
                                              stderr, re.M))
 
 
+def safetensors(path):
+    """(metadata, tensor bytes) of a policy file."""
+    with open(path, "rb") as f:
+        b = f.read()
+    n = int.from_bytes(b[:8], "little")
+    return json.loads(b[8:8 + n])["__metadata__"], b[8 + n:]
+
+
+def pieces(pipeline):
+    """The top-level pieces of 'builtin.module(a,b(c,d),...)'."""
+    body = pipeline[len("builtin.module("):-1]
+    out, depth, cur = [], 0, ""
+    for ch in body:
+        depth += {"(": 1, "{": 1, ")": -1, "}": -1}.get(ch, 0)
+        if ch == "," and depth == 0:
+            out.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    return out + ([cur] if cur else [])
+
+
+def pruned(path, pipeline):
+    """`pipeline` without the pieces that leave module `path` unchanged where
+    they stand, as the clone is taught it ('builtin.module()' if none)."""
+    def ir(ps):
+        return subprocess.run([MQSS, "opt", path, "--tag", "--pipeline",
+                               "builtin.module(" + ",".join(ps) + ")"],
+                              capture_output=True, text=True, env=ENV).stdout
+    kept, before = [], ir([])
+    for p in pieces(pipeline) if pipeline else []:
+        after = ir(kept + [p])
+        if after != before:
+            kept.append(p)
+        before = after
+    return "builtin.module(" + ",".join(kept) + ")"
+
+
 def rows(log):
     with open(os.path.join(TMP, log, "expit.csv")) as f:
         return list(csv.DictReader(f))
@@ -209,6 +252,20 @@ def main():
             kl = [float(x["policy/anchor_kl"]) for x in csv.DictReader(f)]
         check(kl and all(k >= 0 for k in kl), f"PPO logged no anchor KL: {kl}")
     check("round 1: search gain" in r.stderr, f"no per-round progress: {r.stderr[-500:]}")
+    if r.returncode == 0 and m:
+        meta, weights = safetensors(os.path.join(log, "policy.safetensors"))
+        last_meta, last_weights = safetensors(os.path.join(log, "round_1", "policy.safetensors"))
+        iters = sum(int(safetensors(os.path.join(log, f"round_{k}", "policy.safetensors"))[0]
+                        ["train_steps"]) for k in (0, 1))
+        secs = sum(float(x["elapsed_s"]) for x in m)
+        head = re.match(r"\S+ \((\d+) env steps, (\d+) s\)", meta["train_config"])
+        check(weights == last_weights, "the run's policy is not the last round's weights")
+        check(head and int(head.group(1)) == int(m[-1]["env_steps"]) and
+              abs(int(head.group(2)) - secs) <= 1 and int(meta["train_steps"]) == iters == 2,
+              f"the run's policy metadata {meta['train_config'][:80]!r}, train_steps "
+              f"{meta['train_steps']}: want {m[-1]['env_steps']} env steps, {secs:.0f} s, "
+              f"{iters} iterations")
+        check(f"policy: {log}/policy.safetensors" in r.stdout, f"stdout: {r.stdout[-300:]}")
 
     # 2. the clone reproduces the searched pipelines
     for rnd in (0, 1):
@@ -222,7 +279,7 @@ def main():
                                   "--max-steps", "2", "--policy",
                                   os.path.join(log, f"round_{rnd}", "clone.safetensors")],
                                  capture_output=True, text=True, env=ENV)
-            want = w.get(i, "") or "builtin.module()"
+            want = pruned(os.path.join(corpus, name), w.get(i, ""))
             check(sel.stdout.strip() == want,
                   f"round {rnd}: the clone chose '{sel.stdout.strip()}' for {name}, "
                   f"the search found '{want}' {sel.stderr[-300:]}")
@@ -352,7 +409,8 @@ def main():
                               os.path.join(TMP, "rot", "round_2", "clone.safetensors")],
                              capture_output=True, text=True, env=ENV)
         want = before[mod].rstrip("\n").split("\t")[-1] if mod in before else ""
-        check(sel.stdout.strip() == (want or "builtin.module()"),
+        want = pruned(os.path.join(corpus, name), want)
+        check(sel.stdout.strip() == want,
               f"the last clone chose '{sel.stdout.strip()}' for {name}, its winner is '{want}'")
     check([x["holdout_speedup"] == "nan" for x in m] == [True, False, False],
           f"hold-out figures with holdout_every 2: {[x['holdout_speedup'] for x in m]}")

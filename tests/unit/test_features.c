@@ -83,8 +83,9 @@ static void test_layout(void **state) {
     assert_true(v[k].node_dim >= v[k - 1].node_dim);
     assert_true(v[k].hash != v[k - 1].hash);
   }
-  // v2 is the layout models/default.safetensors records: its hash must
-  // come out of the table as it did when that policy was written.
+  // v2 is the layout of tests/lit/Inputs/policy_v2_42actions.safetensors
+  // (test_migrate.c): its hash must come out of the table as it did when
+  // that policy was written.
   const feature_layout *v2 = feature_layout_of_hash(0xe832805fbd8b438aULL);
   assert_non_null(v2);
   assert_int_equal(v2->version, 2);

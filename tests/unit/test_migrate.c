@@ -1,11 +1,12 @@
-// Migration of an older policy: the shipped default (feature layout v2, a
-// prefix of the catalog) against itself migrated onto this build's layout,
-// by the loader (same actions) and as `mqss train --init-from` does it
-// (the whole catalog). On real modules the old network is run on the v2
-// inputs (the first 256 state floats; node column 0 as id / 98) and the
-// migrated ones on today's inputs: the logits of every old action, and so
-// the greedy decision, must agree, and new actions must lose. The state
-// of the grown policy comes from the whole catalog, as it would in use.
+// Migration of an older policy: the default shipped before the expit run
+// (feature layout v2, a prefix of the catalog) against itself migrated onto
+// this build's layout, by the loader (same actions) and as `mqss train
+// --init-from` does it (the whole catalog). On real modules the old network
+// is run on the v2 inputs (the first 256 state floats; node column 0 as id /
+// 98) and the migrated ones on today's inputs: the logits of every old
+// action, and so the greedy decision, must agree, and new actions must lose.
+// The state of the grown policy comes from the whole catalog, as it would in
+// use.
 #include "features/layout.h" // before cmocka: its fail() macro
 #include "policy/policy.h"
 #include <setjmp.h>
@@ -26,7 +27,8 @@ static const char *const MODULES[] = {
 };
 enum { N_MODULES = sizeof MODULES / sizeof *MODULES };
 
-#define DEFAULT_POLICY MQSS_SOURCE_DIR "/models/default.safetensors"
+// kept as this test's input when the default moved on
+#define OLD_POLICY MQSS_SOURCE_DIR "/tests/lit/Inputs/policy_v2_42actions.safetensors"
 
 typedef struct {
   float logits[NN_MAX_ACTIONS + 1];
@@ -75,7 +77,7 @@ static void expect_close(const float *a, const float *b, int n,
     fail_msg("%s on %s: maxdiff %.3g", what, module, maxdiff);
 }
 
-static void test_default_migrates(void **state) {
+static void test_old_policy_migrates(void **state) {
   (void)state;
   mqss_session *s = NULL;
   assert_int_equal(mqss_session_create(&s), MQSS_OK);
@@ -96,7 +98,7 @@ static void test_default_migrates(void **state) {
   nn_model *old = NULL;
   nn_file_meta meta;
   char err[1024];
-  if (nn_policy_read(DEFAULT_POLICY, &check, &old, &meta, err, sizeof err) !=
+  if (nn_policy_read(OLD_POLICY, &check, &old, &meta, err, sizeof err) !=
       NN_OK)
     fail_msg("%s", err);
   const feature_layout *v = feature_layout_of_hash(meta.feature_hash);
@@ -109,7 +111,7 @@ static void test_default_migrates(void **state) {
   mqss_policy_options po;
   mqss_policy_options_init(&po);
   po.catalog_path = MQSS_SOURCE_DIR "/data/catalog.yaml";
-  assert_int_equal(mqss_policy_load(s, DEFAULT_POLICY, &po, &p), MQSS_OK);
+  assert_int_equal(mqss_policy_load(s, OLD_POLICY, &po, &p), MQSS_OK);
   const nn_model *loaded = p->model;
   assert_int_equal(loaded->cfg.state_dim, MQSS_FEATURE_DIM);
   assert_true(loaded->cfg.embed_dim > 0);
@@ -121,17 +123,17 @@ static void test_default_migrates(void **state) {
   nn_model *grown = NULL;
   {
     nn_file_meta pm;
-    assert_int_equal(policy_read_parent(s, DEFAULT_POLICY, cat, &grown, &pm),
+    assert_int_equal(policy_read_parent(s, OLD_POLICY, cat, &grown, &pm),
                      MQSS_OK);
     assert_int_equal(pm.parent_feature_version, v->version);
     assert_int_equal(pm.parent_actions, old->cfg.n_actions);
     assert_true(pm.parent_hash != 0);
-    assert_int_equal(policy_migrate(s, DEFAULT_POLICY, pm.feature_hash, &full,
+    assert_int_equal(policy_migrate(s, OLD_POLICY, pm.feature_hash, &full,
                                     7, &grown),
                      MQSS_OK);
   }
   int A = old->cfg.n_actions, An = grown->cfg.n_actions;
-  assert_true(An > A); // the catalog did grow since the default was trained
+  assert_true(An > A); // the catalog did grow since that policy was trained
   int decisions_seen[NN_MAX_ACTIONS + 1] = {0}, distinct = 0;
   for (int k = 0; k < N_MODULES; k++) {
     char path[1024];
@@ -214,7 +216,7 @@ static void test_refusals(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_default_migrates),
+      cmocka_unit_test(test_old_policy_migrates),
       cmocka_unit_test(test_refusals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
