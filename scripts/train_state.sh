@@ -6,8 +6,8 @@
 # curves and logs, every finished round's row, winners, search records and
 # PPO metrics, the last finished round's weights (final.bin), policy and
 # clone, the run's result (LOGDIR/policy.safetensors, once every round is
-# done), and every file of the round in progress. The measurement cache is not copied:
-# a resumed run measures again what it needs. `restore` copies STATE back
+# done), and every file of the round in progress. The measurement cache is
+# not copied: a resumed run measures again what it needs. `restore` copies STATE back
 # into LOGDIR; then run scripts/train_long.sh on LOGDIR as before.
 #
 # usage: scripts/train_state.sh save LOGDIR STATE
