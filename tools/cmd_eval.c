@@ -322,14 +322,17 @@ int cmd_eval(int argc, char **argv) {
       eval_format_ratio(vb, sizeof vb, r->vs_baseline);
       eval_format_ratio(vr, sizeof vr, r->vs_reference);
       eval_format_ratio(vf, sizeof vf, r->vs_fixed);
-      fprintf(stderr, "[%d/%d] %s %s vs_base %s vs_ref %s [%.3f, %.3f] %s "
-              "vs_fixed %s\n", i + 1, in.n, e->file, r->status, vb, vr,
-              r->ci_reference.lo, r->ci_reference.hi,
-              r->vs_reference <= 0          ? "n/a"
-              : r->ci_reference.verdict > 0 ? "faster"
-              : r->ci_reference.verdict < 0 ? "slower"
-                                            : "within noise",
-              vf);
+      // No interval under 6 pairs (ratio.c): say so, not "[0, 0]".
+      char ci[64] = "no 95% interval (under 6 pairs)";
+      if (r->ci_reference.lo > 0)
+        snprintf(ci, sizeof ci, "[%.3f, %.3f] %s", r->ci_reference.lo,
+                 r->ci_reference.hi,
+                 r->ci_reference.verdict > 0   ? "faster"
+                 : r->ci_reference.verdict < 0 ? "slower"
+                                               : "within noise");
+      fprintf(stderr, "[%d/%d] %s %s vs_base %s vs_ref %s %s vs_fixed %s\n",
+              i + 1, in.n, e->file, r->status, vb, vr,
+              r->vs_reference <= 0 ? "n/a" : ci, vf);
     }
   }
   eval_agg agg;
