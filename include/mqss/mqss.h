@@ -559,6 +559,10 @@ typedef struct {
                           ///< reads "schedule(tile,vectorize,...)"
   int n_ops;              ///< schedule actions: linalg op kinds it targets
   const char *const *ops; ///< (n_ops) e.g. "linalg.matmul"
+  int n_avoids;           ///< ops or dialects, none of which may occur
+  const char *const *avoids; ///< (n_avoids) e.g. "linalg.softmax": ops
+                          ///< the action would leave in a form no later
+                          ///< step lowers
 } mqss_action;
 
 /// A loaded action catalog. Immutable once loaded, so it may be shared by

@@ -399,7 +399,8 @@ static mqss_status load_schedule(loader *L, yaml_node_t *n, mqss_action *a) {
 static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
   static const char *const keys[] = {"name", "pipeline", "anchor", "requires",
                                      "forbids", "needs", "produces", "params",
-                                     "stop", "schedule", "ops", NULL};
+                                     "stop", "schedule", "ops", "avoids",
+                                     NULL};
   if (n->type != YAML_MAPPING_NODE)
     return bad(L, n, "an action is a mapping {name, pipeline, anchor, ...}");
   mqss_status st = check_keys(L, n, keys, "an action");
@@ -445,7 +446,8 @@ static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
   if ((st = get_stages(L, get(L, n, "requires"), &a->requires_stages)) ||
       (st = get_stages(L, get(L, n, "forbids"), &a->forbids_stages)) ||
       (st = get_stages(L, get(L, n, "produces"), &a->produces_stages)) ||
-      (st = get_list(L, get(L, n, "needs"), &a->n_needs, &a->needs)))
+      (st = get_list(L, get(L, n, "needs"), &a->n_needs, &a->needs)) ||
+      (st = get_list(L, get(L, n, "avoids"), &a->n_avoids, &a->avoids)))
     return st;
   yaml_node_t *ps = get(L, n, "params");
   if (ps) {
@@ -493,6 +495,8 @@ static void hash_str(uint64_t *h, const char *s) {
 // policy trained on a catalog can be bound to a longer one that extends it.
 // Schedule actions hash their steps (in the pipeline field), op kinds and
 // divisor dimensions too; actions of other kinds hash as they always did.
+// The stage rules and `avoids` are not hashed: a precondition that only
+// masks more states leaves a trained policy's outputs meaning the same.
 static bool catalog_hash(mqss_catalog *c) {
   c->prefix_hash = calloc((size_t)c->n + 1, sizeof *c->prefix_hash);
   if (!c->prefix_hash)

@@ -1,10 +1,10 @@
 // The safety layer: static preconditions of each catalog action, evaluated
 // on the live IR. One walk summarises the IR (stages present, distinct op
-// names); each action's requires / forbids / needs lists from the catalog
-// are then checked against that summary. It knows nothing about specific
-// passes: the rules are data in data/catalog.yaml; schedule actions add the
-// op-level checks of schedule_check.c, on the op a decision would address
-// (focus.c). It does not run passes.
+// names); each action's requires / forbids / needs / avoids lists from the
+// catalog are then checked against that summary. It knows nothing about
+// specific passes: the rules are data in data/catalog.yaml; schedule actions
+// add the op-level checks of schedule_check.c, on the op a decision would
+// address (focus.c). It does not run passes.
 #include "internal.h"
 #include "actions/schedule.h"
 
@@ -173,6 +173,13 @@ static bool check(const mqss_action *a, const ir_summary *sum,
     }
     return false;
   }
+  for (int i = 0; i < a->n_avoids; i++)
+    if (ir_summary_has(sum, a->avoids[i])) {
+      if (why)
+        snprintf(why, why_len, "blocked: not allowed while the IR has %s",
+                 a->avoids[i]);
+      return false;
+    }
   bool ok = a->n_needs == 0;
   for (int i = 0; i < a->n_needs && !ok; i++)
     ok = ir_summary_has(sum, a->needs[i]);
