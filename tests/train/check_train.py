@@ -18,10 +18,11 @@
    from baseline.json (memref matmul: affine loops tiled by 8; add: none)
    and fits it (iterations: 0, cloning only): the loss falls, and the
    policy, selecting greedily, gives the matmul exactly its baseline.
-7. --init-from the shipped default (an older feature layout and a shorter
-   catalog): the exported 0-iteration policy records its lineage, has every
-   action of today's catalog, and its first decision on the examples equals
-   the default's; a network width other than the parent's is refused.
+7. --init-from an older policy (the previous default, kept in
+   tests/lit/Inputs: an older feature layout and a shorter catalog): the
+   exported 0-iteration policy records its lineage, has every action of
+   today's catalog, and its first decision on the examples equals the
+   parent's; a network width other than the parent's is refused.
 
 usage: check_train.py MQSS_BINARY SOURCE_DIR
 """
@@ -273,19 +274,20 @@ def main():
           "func.func(affine-loop-tile{tile-size=8}))",
           f"the cloned policy does not reproduce the baseline: {sel.stdout} {sel.stderr}")
 
-    # 7. --init-from an older policy
-    default = os.path.join(SRC, "models", "default.safetensors")
+    # 7. --init-from an older policy: the previous default (feature layout
+    # v2, 42 actions), kept for the migration tests
+    old = os.path.join(SRC, "tests", "lit", "Inputs", "policy_v2_42actions.safetensors")
     cfg = config("init_from", 0)
     with open(cfg) as f:
         text = f.read()
     with open(cfg, "w") as f:
         f.write(text.replace("hidden: 16", "hidden: 128"))
-    r = train(cfg, "init_from", "--init-from", default)
+    r = train(cfg, "init_from", "--init-from", old)
     check(r.returncode == 0, f"--init-from run failed: {r.stderr[-2000:]}")
     child = os.path.join(TMP, "init_from", "policy.safetensors")
     if r.returncode == 0:
-        md, parent = metadata(child), metadata(default)
-        with open(default, "rb") as f:
+        md, parent = metadata(child), metadata(old)
+        with open(old, "rb") as f:
             check(md.get("parent_hash") == "%016x" % fnv1a64(f.read()),
                   f"parent_hash {md.get('parent_hash')} is not the parent file's")
         check(md.get("parent_feature_layout_hash") == parent["feature_layout_hash"] and
@@ -302,13 +304,13 @@ def main():
                    "jacobi2d_affine_memref_f32.mlir", "layernorm_rsqrt_memref_f32.mlir"):
             path = os.path.join(SRC, "examples", ex)
             a, b = (subprocess.run([MQSS, "select", path, "--policy", pol, "--max-steps", "1"],
-                                   capture_output=True, text=True) for pol in (default, child))
+                                   capture_output=True, text=True) for pol in (old, child))
             check(a.returncode == 0 and a.stdout == b.stdout,
-                  f"first decision on {ex}: default '{a.stdout.strip()}' {a.stderr.strip()} "
+                  f"first decision on {ex}: parent '{a.stdout.strip()}' {a.stderr.strip()} "
                   f"vs --init-from '{b.stdout.strip()}' {b.stderr.strip()}")
             answers.add(a.stdout)
         check(len(answers) >= 2, f"every example got one answer: {answers}")
-    r = train(config("init_bad", 0), "init_bad", "--init-from", default)
+    r = train(config("init_bad", 0), "init_bad", "--init-from", old)
     check(r.returncode != 0 and "policy.hidden" in r.stderr,
           f"--init-from with another width was not refused clearly: {r.stderr[-500:]}")
 
