@@ -9,10 +9,10 @@
 #      baselines (data/baselines.yaml), the reference and the best fixed
 #      pipeline chosen on a training sample, with the random-search figures,
 #      written to OUT (report.md, report.html, report.json, plots);
-#   3. the any-time curve, bench/budget_curve.sh (budgets 0, 4, 16), to
-#      OUT/budget_curve.txt;
-#   4. `mqss eval` of the policy on the hand-written examples/ (their
-#      families in examples/families.tsv) to OUT/examples/ (item 7).
+#   3. `mqss eval` of the policy on the hand-written examples/ (their
+#      families in examples/families.tsv) to OUT/examples/ (item 7);
+#   4. the any-time curve, bench/budget_curve.sh (budgets 0, 4, 16), to
+#      OUT/budget_curve.txt (the longest step, last).
 # Every step prints the machine, the commit and the date.
 #
 # usage: bench/eval_holdout.sh CORPUS_DIR [POLICY] [OUT] [BUILD_DIR]
@@ -49,11 +49,11 @@ done
   --fixed-from-train "$corpus/train.tsv" --search-json "$out/search" \
   --pairs "${PAIRS:-10}" --warmup 1 --out "$out"
 
-# 3. the any-time curve
+# 3. the hand-written examples
+"$mqss" eval --policy "$policy" --manifest examples/families.tsv \
+  --pairs "${PAIRS:-10}" --warmup 1 --out "$out/examples"
+
+# 4. the any-time curve
 BUDGETS="${BUDGETS:-0 4 16}" PAIRS="${PAIRS:-10}" \
   bench/budget_curve.sh "$corpus/holdout.tsv" "$policy" "$BUILD" \
   | tee "$out/budget_curve.txt"
-
-# 4. the hand-written examples
-"$mqss" eval --policy "$policy" --manifest examples/families.tsv \
-  --pairs "${PAIRS:-10}" --warmup 1 --out "$out/examples"
