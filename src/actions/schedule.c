@@ -389,12 +389,38 @@ mqss_status schedule_pipeline(mqss_session *s, const mqss_action *a,
 static const char preload_key[] =
     "transform-preload-library{transform-library-paths=";
 
-// Loads the library `paths` into the session's context once.
+// The file name of `path` (len bytes) when it is a schedule of ours,
+// "mqss_<16 hex digits>.mlir": its name is the hash of the sequence it
+// defines (schedule_script), so two such files of one name in different
+// directories (a policy's in MQSS_SCHEDULE_DIR, a baseline's in
+// data/schedules) define the same @mqss_<hash>, which one context can hold
+// only once. NULL for any other path.
+static const char *hash_named(const char *path, size_t len, size_t *name_len) {
+  const char *name = path + len;
+  while (name > path && name[-1] != '/')
+    name--;
+  size_t n = (size_t)(path + len - name);
+  if (memchr(path, ',', len) || n != 26 || strncmp(name, "mqss_", 5) ||
+      strncmp(name + 21, ".mlir", 5) ||
+      strspn(name + 5, "0123456789abcdef") < 16)
+    return NULL;
+  *name_len = n;
+  return name;
+}
+
+// Loads the library `paths` into the session's context once: a path
+// already loaded, or a schedule of ours whose hash name is (hash_named), is
+// not loaded again.
 static bool preload_once(mqss_session *s, MlirOperation payload,
                          const char *paths, size_t len) {
-  for (const char *l = s->libraries.data; l && *l; l = strchr(l, '\n') + 1)
-    if (!strncmp(l, paths, len) && l[len] == '\n')
+  size_t nlen = 0, llen = 0;
+  const char *name = hash_named(paths, len, &nlen);
+  for (const char *l = s->libraries.data; l && *l; l = strchr(l, '\n') + 1) {
+    const char *lname = name ? hash_named(l, strcspn(l, "\n"), &llen) : NULL;
+    if ((!strncmp(l, paths, len) && l[len] == '\n') ||
+        (lname && !strncmp(lname, name, nlen)))
       return true;
+  }
   strbuf text = {0};
   sb_printf(&text, "builtin.module(%s%.*s})", preload_key, (int)len, paths);
   MlirPassManager pm = mlirPassManagerCreate(s->ctx);
