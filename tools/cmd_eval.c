@@ -159,6 +159,14 @@ static void x_or_na(char *b, size_t n, double v, const eval_interval *ci) {
     snprintf(b, n, "n/a");
 }
 
+// The reference speedup's 95% interval, "[lo, hi]", or "" when there is
+// none (not measured, or under 6 pairs: ratio.c).
+static void ref_interval(char *b, size_t n, const eval_row *r) {
+  b[0] = '\0';
+  if (r->vs_reference > 0 && r->ci_reference.lo > 0)
+    snprintf(b, n, "[%.3f, %.3f]", r->ci_reference.lo, r->ci_reference.hi);
+}
+
 static void print_table(FILE *o, const eval_row *rows, int n, const eval_agg *a,
                         double min_gain) {
   fprintf(o, "%-28s %-14s %-14s %8s %8s %8s %9s %7s %9s %5s  %s\n", "module",
@@ -166,13 +174,11 @@ static void print_table(FILE *o, const eval_row *rows, int n, const eval_agg *a,
           "decide_ms", "steps", "vs_ref 95% interval");
   for (int i = 0; i < n; i++) {
     const eval_row *r = &rows[i];
-    char b[3][32], c[32], sz[32], ci[48] = "";
+    char b[3][32], c[32], sz[32], ci[48];
     x_or_na(b[0], 32, r->vs_baseline, &r->ci_baseline);
     x_or_na(b[1], 32, r->vs_reference, &r->ci_reference);
     x_or_na(b[2], 32, r->vs_fixed, &r->ci_fixed);
-    if (r->vs_reference > 0 && r->ci_reference.lo > 0)
-      snprintf(ci, sizeof ci, "[%.3f, %.3f]", r->ci_reference.lo,
-               r->ci_reference.hi);
+    ref_interval(ci, sizeof ci, r);
     if (r->compile_ratio > 0)
       snprintf(c, sizeof c, "%+.1f%%", 100 * (r->compile_ratio - 1));
     else
@@ -322,17 +328,18 @@ int cmd_eval(int argc, char **argv) {
       eval_format_ratio(vb, sizeof vb, r->vs_baseline);
       eval_format_ratio(vr, sizeof vr, r->vs_reference);
       eval_format_ratio(vf, sizeof vf, r->vs_fixed);
-      // No interval under 6 pairs (ratio.c): say so, not "[0, 0]".
-      char ci[64] = "no 95% interval (under 6 pairs)";
-      if (r->ci_reference.lo > 0)
-        snprintf(ci, sizeof ci, "[%.3f, %.3f] %s", r->ci_reference.lo,
-                 r->ci_reference.hi,
-                 r->ci_reference.verdict > 0   ? "faster"
-                 : r->ci_reference.verdict < 0 ? "slower"
-                                               : "within noise");
+      char ci[48], judged[64];
+      ref_interval(ci, sizeof ci, r);
+      snprintf(judged, sizeof judged, "%s %s", ci,
+               r->ci_reference.verdict > 0   ? "faster"
+               : r->ci_reference.verdict < 0 ? "slower"
+                                             : "within noise");
       fprintf(stderr, "[%d/%d] %s %s vs_base %s vs_ref %s %s vs_fixed %s\n",
               i + 1, in.n, e->file, r->status, vb, vr,
-              r->vs_reference <= 0 ? "n/a" : ci, vf);
+              r->vs_reference <= 0 ? "n/a"
+              : ci[0]              ? judged
+                                   : "no 95% interval (under 6 pairs)",
+              vf);
     }
   }
   eval_agg agg;
