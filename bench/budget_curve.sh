@@ -9,8 +9,16 @@
 # speedup, the median selection time and how many outputs were wrong; with
 # the machine, the commit and the date.
 #
+# METHOD=random (or greedy) is the search-alone ablation at the same budget:
+# `mqss search --budget N+2` chooses instead of the policy. Its evaluation 0
+# is the reference, so it measures N + 1 candidates, as many as the policy's
+# own choice plus its N proposals, with the same measurement settings
+# (1 warm-up, 5 timed runs); the confirmed winner, or the reference when
+# none is confirmed, is then measured as above. Budget 0 has no search.
+#
 # usage: bench/budget_curve.sh HOLDOUT_TSV [POLICY] [BUILD_DIR]
-#   env: BUDGETS ("0 4 16"), PAIRS (10), LIMIT (modules, default all)
+#   env: BUDGETS ("0 4 16"), PAIRS (10), LIMIT (modules, default all),
+#        METHOD (policy, random or greedy; default policy)
 set -eu
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 manifest=$(abs "$1")
@@ -22,9 +30,9 @@ BUILD=${3:-build}
 . bench/common.sh
 export OPENBLAS_NUM_THREADS=1
 exec python3 - "$BUILD/mqss" "$manifest" "$policy" "${BUDGETS:-0 4 16}" \
-  "${PAIRS:-10}" "${LIMIT:-0}" "$COMMIT" <<'PY'
+  "${PAIRS:-10}" "${LIMIT:-0}" "$COMMIT" "${METHOD:-policy}" <<'PY'
 import json, math, os, platform, statistics, subprocess, sys, tempfile, time
-mqss, manifest, policy, budgets, pairs, limit, commit = sys.argv[1:]
+mqss, manifest, policy, budgets, pairs, limit, commit, method = sys.argv[1:]
 budgets = [int(b) for b in budgets.split()]
 base = os.path.dirname(manifest)
 files = [os.path.join(base, l.split("\t")[0]) for l in open(manifest)
@@ -36,20 +44,29 @@ cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
             if l.startswith("model name")), platform.machine())
 print(f"machine: {platform.node()}, {cpu}, {os.cpu_count()} cores; commit {commit}; "
       f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-print(f"policy: {policy}; {len(files)} modules; {pairs} pairs per comparison")
+chooser = f"policy: {policy}" if method == "policy" else f"{method} search alone (no policy)"
+print(f"{chooser}; {len(files)} modules; {pairs} pairs per comparison")
 print(f"{'module':32} {'budget':>6} {'speedup':>8} {'interval':>17} {'select_s':>9}")
 per = {b: [] for b in budgets}
 for f in files:
     for b in budgets:
         t0 = time.time()
-        sel = subprocess.run([mqss, "select", f, "--policy", policy, "--budget", str(b),
-                              "--cache-dir", cache], capture_output=True, text=True)
+        if method == "policy":
+            cmd = [mqss, "select", f, "--policy", policy, "--budget", str(b),
+                   "--cache-dir", cache]
+        else:
+            cmd = [mqss, "search", f, "--method", method, "--budget", str(b + 2),
+                   "--seed", "0", "--warmup", "1", "--repeat", "5", "--json",
+                   "--cache", os.path.join(cache, "measure.sqlite")]
+        sel = subprocess.run(cmd, capture_output=True, text=True)
         secs = time.time() - t0
         if sel.returncode != 0:
-            print(f"{os.path.basename(f):32} {b:6} select failed: {sel.stderr.strip()[:80]}")
+            print(f"{os.path.basename(f):32} {b:6} {cmd[1]} failed: {sel.stderr.strip()[:80]}")
             per[b].append((None, secs, "error"))
             continue
         pipe = sel.stdout.strip()
+        if method != "policy":
+            pipe = json.loads(pipe).get("winner_pipeline") or ""
         m = subprocess.run([mqss, "measure", f, "--pipeline", pipe, "--vs", "", "--repeat",
                             pairs, "--warmup", "1", "--json"], capture_output=True, text=True)
         try:

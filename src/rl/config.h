@@ -60,6 +60,8 @@ typedef struct {
   char init_from[512];    // start from this (older) policy ("" = random)
   int expit_modules_per_round; // modules each round searches (0 = all)
   int expit_holdout_every; // the hold-out figure every k rounds (and the last)
+  char expit_winners_from[512]; // winners.tsv the first round starts from
+                                // ("" = none)
 } train_config;
 
 // Fills `c` with the defaults (those of data/train_config.yaml).

@@ -398,6 +398,9 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
       st = expit_winners_load(s, path, w, n);
     r.env_steps = cs.env_steps;
   }
+  // A fresh first round may start from an earlier run's winners.
+  if (st == MQSS_OK && start == 0 && cfg->expit_winners_from[0])
+    st = expit_winners_load(s, cfg->expit_winners_from, w, n);
   r.resumed_at = start;
   if (st == MQSS_OK && start < cfg->expit_rounds && cfg->expit_seed_baselines[0]) {
     expit_seed_counts sc;

@@ -341,10 +341,13 @@ mqss_status expit_search_round(const expit_search_in *in, expit_winner *w,
   int *mods = malloc((size_t)(n > 0 ? n : 1) * sizeof *mods);
   bool *wanted = calloc((size_t)(n > 0 ? n : 1), sizeof *wanted);
   record *rec = calloc((size_t)(n > 0 ? n : 1), sizeof *rec);
-  int total = mods ? expit_round_modules(n, in->cfg->expit_modules_per_round,
-                                         (uint64_t)in->cfg->seed, in->round,
-                                         mods)
-                   : -1;
+  // search_budget 0: no module is searched, the winners stay as they are
+  int total = !mods ? -1
+              : in->cfg->expit_budget == 0
+                  ? 0
+                  : expit_round_modules(n, in->cfg->expit_modules_per_round,
+                                        (uint64_t)in->cfg->seed, in->round,
+                                        mods);
   mqss_status st = MQSS_OK;
   if (!wanted || !rec || total < 0)
     st = fail(s, MQSS_ERR_NOMEM, "out of memory");

@@ -8,6 +8,7 @@
 #include "rl/ppo_update.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,12 +129,21 @@ static double window_variance(const ckpt_state *st, int steps) {
 // helpers
 
 // FNV-1a of the settings that shape the run (not its length or workers).
+// expit.winners_from, the last field, is folded in as text and only when
+// set, so that runs checkpointed before it existed still resume.
+_Static_assert(offsetof(train_config, expit_winners_from) +
+                       sizeof ((train_config *)0)->expit_winners_from ==
+                   sizeof(train_config),
+               "expit_winners_from is train_config's last field");
 static uint64_t config_hash(const train_config *cfg) {
   train_config c = *cfg;
   c.iterations = c.checkpoint_every = c.num_workers = c.pin_workers = 0;
   c.expit_rounds = 0; // more rounds continue a run
   c.expit_holdout_every = 0; // when the hold-out figure is taken: reporting only
-  return fnv1a64(FNV1A64_INIT, &c, sizeof c);
+  uint64_t h = fnv1a64(FNV1A64_INIT, &c, offsetof(train_config, expit_winners_from));
+  return c.expit_winners_from[0]
+             ? fnv1a64(h, c.expit_winners_from, strlen(c.expit_winners_from))
+             : h;
 }
 
 mqss_status train_export(mqss_session *s, const train_options *o,

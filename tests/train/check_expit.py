@@ -43,6 +43,11 @@ at most 2 decisions.
    first, so with a budget of 2 (the reference and one candidate) its
    winner is the seed; otherwise the round's clone, which imitates the seed
    of every module not searched yet, selects the seed on the matmul.
+8. Cloning only (expit.search_budget 0, expit.winners_from part 6's last
+   winners.tsv, no PPO) with the MLP network: nothing is searched, the
+   round keeps the winners it started from byte for byte, and its clone
+   selects every module's pruned winner. A winners_from file that is not
+   one is an error naming its file and line.
 
 usage: check_expit.py MQSS_BINARY SOURCE_DIR
 """
@@ -220,6 +225,19 @@ def winners(path):
             parts = line.rstrip("\n").split("\t")
             out[int(parts[0])] = parts[-1] if int(parts[2]) > 0 else ""
     return out
+
+
+def clone_selects_winners(policy, winners, paths):
+    """The greedy selection of `policy` on each module paths[i] is its pruned
+    winner (winners: module index -> winners.tsv line; none: empty)."""
+    for mod, path in enumerate(paths):
+        sel = subprocess.run([MQSS, "select", path, "--catalog", CATALOG,
+                              "--max-steps", "2", "--policy", policy],
+                             capture_output=True, text=True, env=ENV)
+        want = winners[mod].rstrip("\n").split("\t")[-1] if mod in winners else ""
+        want = pruned(path, want)
+        check(sel.stdout.strip() == want, f"{policy} chose '{sel.stdout.strip()}' for "
+              f"{os.path.basename(path)}, its winner is '{want}'")
 
 
 def main():
@@ -403,15 +421,8 @@ def main():
         before = now
     check(sorted(picked) == [0, 1, 2], f"the rounds searched modules {picked}, not each once")
     check(sorted(before) == [0, 1, 2], f"the last round's winners cover {sorted(before)}")
-    for mod, name in enumerate(modules + ["math_chain.mlir"]):
-        sel = subprocess.run([MQSS, "select", os.path.join(corpus, name), "--catalog", CATALOG,
-                              "--max-steps", "2", "--policy",
-                              os.path.join(TMP, "rot", "round_2", "clone.safetensors")],
-                             capture_output=True, text=True, env=ENV)
-        want = before[mod].rstrip("\n").split("\t")[-1] if mod in before else ""
-        want = pruned(os.path.join(corpus, name), want)
-        check(sel.stdout.strip() == want,
-              f"the last clone chose '{sel.stdout.strip()}' for {name}, its winner is '{want}'")
+    clone_selects_winners(os.path.join(TMP, "rot", "round_2", "clone.safetensors"), before,
+                          [os.path.join(corpus, n) for n in modules + ["math_chain.mlir"]])
     check([x["holdout_speedup"] == "nan" for x in m] == [True, False, False],
           f"hold-out figures with holdout_every 2: {[x['holdout_speedup'] for x in m]}")
 
@@ -447,6 +458,39 @@ def main():
     check("convert-linalg-to-affine-loops" in chosen and "affine-loop-tile{tile-size=32}" in chosen
           and chosen.count("cse") <= 1,
           f"the matmul's seed (searched: {recs}) did not come through: '{chosen}'")
+
+    # 8. cloning only, from an earlier run's winners, with the MLP network
+    src = os.path.join(TMP, "rot", "round_2", "winners.tsv")
+    cfg = config("clone_only", 1, manifest="train3.tsv", budget=0, ppo=0, bc=800,
+                 holdout=False, more=f"  winners_from: {src}\n")
+    with open(cfg) as f:
+        text = f.read().replace("arch: gnn", "arch: mlp")
+    with open(cfg, "w") as f:
+        f.write(text)
+    r = train(cfg, "clone_only")
+    check(r.returncode == 0, f"clone-only run failed: {r.stderr[-2000:]}")
+    rdir = os.path.join(TMP, "clone_only", "round_0")
+    progress = os.path.join(rdir, "search_progress.tsv")
+    check(searched_now(r.stderr) == [] and
+          (not os.path.exists(progress) or records(progress) == []),
+          f"search_budget 0 searched: {r.stderr[-1000:]}")
+    with open(src) as f, open(os.path.join(rdir, "winners.tsv")) as g:
+        check(f.read() == g.read(), "the clone-only round did not keep the winners it started from")
+    m = rows("clone_only") if r.returncode == 0 else []
+    with open(src) as f:
+        n_won = sum(int(line.split("\t")[2]) > 0 for line in f)
+    check(m and m[0]["modules_searched"] == "0" and m[0]["winners"] == str(n_won),
+          f"clone-only row ({n_won} winners given): {m}")
+    clone_selects_winners(os.path.join(rdir, "clone.safetensors"), before,
+                          [os.path.join(corpus, n) for n in modules + ["math_chain.mlir"]])
+    bad = os.path.join(TMP, "bad_winners.tsv")
+    with open(bad, "w") as f:
+        f.write("7\tnot a winner\n")
+    cfg = config("bad_from", 1, manifest="train3.tsv", budget=0, ppo=0, holdout=False,
+                 more=f"  winners_from: {bad}\n")
+    r = train(cfg, "bad_from")
+    check(r.returncode != 0 and f"{bad}:1:" in r.stderr,
+          f"a bad winners_from file was not named with its line: {r.stderr[-500:]}")
 
     print(f"{passed} passed, {len(failures)} failed")
     if not failures:
