@@ -1512,7 +1512,9 @@ typedef struct {
   int failed;             ///< of those, not OK (crash, wrong output, ...)
   int policy_ok;          ///< nonzero: the policy's own choice passed its output check
   int kept;               ///< 0 = the policy's own choice, 1 = another proposal,
-                          ///< 2 = no passes (the own choice failed; nothing confirmed)
+                          ///< 2 = no passes (the own choice failed; nothing confirmed),
+                          ///< 3 = no passes (the own choice was confirmed slower
+                          ///< than the reference; nothing confirmed faster)
   double speedup, lo, hi; ///< kept == 1: its Hodges-Lehmann speedup over the policy's
                           ///< choice (over the reference when that failed), and
                           ///< the interval; 1 otherwise
@@ -1527,9 +1529,12 @@ typedef struct {
 /// than the own choice is kept only when re-measurement confirms it: its
 /// speedup interval over the reference clears 1 + min_gain, and (when the own
 /// choice passed its check) so does its interval over the own choice.
-/// Otherwise the own choice is kept, or, when that failed its check, the
-/// empty selection (the finisher alone). So with budget > 0 the result never
-/// is a pipeline whose output check failed, except when the module cannot be
+/// Otherwise the own choice is kept, or the empty selection (the finisher
+/// alone) when the own choice failed its check, or when nothing was confirmed
+/// faster than the reference and a confirmation (confirm_pairs pairs) finds
+/// the own choice slower than the reference by more than min_gain. So with
+/// budget > 0 the result never is a pipeline whose output check failed, nor
+/// one confirmed slower than no passes, except when the module cannot be
 /// measured at all (no pipeline measures OK, e.g. no drivable entry): then
 /// the own choice stands and the reason says why. `sel_opts` and `report` may be
 /// NULL; `opts` NULL means budget 0. Destroy `*out` with

@@ -49,7 +49,7 @@ mqss_status mqss_policy_fallback_to_baseline(const mqss_policy *p,
     r->verdict = MQSS_MEASURE_OK;
     copy(r->used, sizeof r->used, sel->pipeline);
     copy(r->reason, sizeof r->reason,
-         "the policy chose no passes; nothing to check");
+         "the selection has no passes; nothing to check");
     return MQSS_OK;
   }
   char cache[4096];

@@ -3,8 +3,9 @@
 // policy-guided search (src/eval/search_policy.c), outputs checked, and a
 // proposal replaces the own choice only when re-measurement confirms that it
 // is faster. A proposal or an own choice whose output check failed is never
-// returned. Budget 0 is plain mqss_policy_select(). It does not choose
-// candidates itself.
+// returned, nor an own choice that re-measurement confirms slower than the
+// reference when nothing beat the reference. Budget 0 is plain
+// mqss_policy_select(). It does not choose candidates itself.
 #include "policy/policy.h"
 
 #include <stdio.h>
@@ -22,21 +23,34 @@ void mqss_budget_options_init(mqss_budget_options *o) {
   o->measure.repeat = 5;
 }
 
+// Measures pipeline a against b in confirm_pairs interleaved pairs, outputs
+// checked; *verdict: mqss_ratio_verdict() of a over b (0 when a side failed).
+static mqss_status versus(mqss_module *m, const mqss_budget_options *o,
+                          const char *a, const char *b,
+                          mqss_measure_vs_result *vs, int *verdict) {
+  mqss_measure_options mo = o->measure;
+  mo.pipeline = a;
+  mo.repeat = o->confirm_pairs;
+  mo.check_reference = 1;
+  mqss_status st = mqss_measure_vs(m, &mo, b, vs);
+  *verdict = st == MQSS_OK && vs->a.status == MQSS_MEASURE_OK &&
+                     vs->b.status == MQSS_MEASURE_OK
+                 ? mqss_ratio_verdict(vs->ratio_lo, vs->ratio_hi, o->min_gain)
+                 : 0;
+  return st;
+}
+
 // Confirms `winner` against the own choice `own` (both measured OK): keeps it
 // when its speedup interval clears 1 + min_gain.
 static mqss_status versus_own(mqss_module *m, const mqss_budget_options *o,
                               const char *winner, const char *own,
                               mqss_budget_report *r, bool *keep) {
-  mqss_measure_options mo = o->measure;
-  mo.pipeline = winner;
-  mo.repeat = o->confirm_pairs;
-  mo.check_reference = 1;
   mqss_measure_vs_result vs;
-  mqss_status st = mqss_measure_vs(m, &mo, own, &vs);
+  int verdict;
+  mqss_status st = versus(m, o, winner, own, &vs, &verdict);
   if (st != MQSS_OK)
     return st;
-  *keep = vs.a.status == MQSS_MEASURE_OK && vs.b.status == MQSS_MEASURE_OK &&
-          mqss_ratio_verdict(vs.ratio_lo, vs.ratio_hi, o->min_gain) > 0;
+  *keep = verdict > 0;
   if (*keep) {
     r->speedup = vs.ratio_hl;
     r->lo = vs.ratio_lo;
@@ -74,6 +88,25 @@ static mqss_status decide(const mqss_policy *p, mqss_module *m,
                own_ok ? "the policy chose no passes"
                       : "the policy's choice failed its output check",
                r->speedup, r->lo, r->hi);
+    }
+  } else if (!win[0] && own_ok && own[0]) {
+    // Nothing was confirmed faster than the reference, the own choice
+    // included: it stays unless it is confirmed slower than no passes.
+    mqss_measure_vs_result vs;
+    int verdict;
+    mqss_status st = versus(m, o, own, "", &vs, &verdict);
+    if (st != MQSS_OK)
+      return st;
+    snprintf(r->reason, sizeof r->reason,
+             "no proposal was confirmed faster than the reference; the "
+             "policy's choice measured %.3fx [%.3f, %.3f] over it: %s",
+             vs.ratio_hl, vs.ratio_lo, vs.ratio_hi,
+             verdict < 0 ? "slower, no passes" : "it stays");
+    if (verdict < 0) {
+      mqss_selection_destroy(*chosen);
+      *chosen = NULL;
+      r->kept = 3;
+      return mqss_selection_create(cat, NULL, 0, chosen);
     }
   } else {
     snprintf(r->reason, sizeof r->reason, "%s",

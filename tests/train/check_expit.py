@@ -46,7 +46,8 @@ at most 2 decisions.
 8. Cloning only (expit.search_budget 0, expit.winners_from part 6's last
    winners.tsv, no PPO) with the MLP network: nothing is searched, the
    round keeps the winners it started from byte for byte, and its clone
-   selects every module's pruned winner. A winners_from file that is not
+   selects every module's pruned winner; expit.png is drawn although three
+   of its panels have no data. A winners_from file that is not
    one is an error naming its file and line.
 
 usage: check_expit.py MQSS_BINARY SOURCE_DIR
@@ -481,6 +482,9 @@ def main():
         n_won = sum(int(line.split("\t")[2]) > 0 for line in f)
     check(m and m[0]["modules_searched"] == "0" and m[0]["winners"] == str(n_won),
           f"clone-only row ({n_won} winners given): {m}")
+    check(os.path.exists(os.path.join(TMP, "clone_only", "expit.png")) and
+          "gnuplot failed" not in r.stderr,
+          f"expit.png of a run without search, PPO or hold-out: {r.stderr[-500:]}")
     clone_selects_winners(os.path.join(rdir, "clone.safetensors"), before,
                           [os.path.join(corpus, n) for n in modules + ["math_chain.mlir"]])
     bad = os.path.join(TMP, "bad_winners.tsv")
