@@ -95,10 +95,10 @@ def check(cond, what):
 
 
 def config(name, rounds, manifest="train.tsv", budget=6, ppo=1, holdout=True,
-           bc=200, more=""):
+           bc=200, more="", sub=()):
+    """Writes the toy config NAME.yaml; `sub`: (old, new) text replacements."""
     path = os.path.join(TMP, name + ".yaml")
-    with open(path, "w") as f:
-        f.write(f"""rl:
+    text = f"""rl:
   num_workers: 2
   rollout_steps: 8
   batch_size: 8
@@ -127,7 +127,11 @@ expit:
   kl_coef: 0.5
   confirm_pairs: 6
   holdout: "{TMP + '/corpus/train.tsv' if holdout else ''}"
-{more}""")
+{more}"""
+    for old, new in sub:
+        text = text.replace(old, new)
+    with open(path, "w") as f:
+        f.write(text)
     return path
 
 
@@ -436,11 +440,8 @@ def main():
                 'func.func(convert-linalg-to-affine-loops),func.func(cse),func.func(cse),'
                 'func.func(affine-loop-tile{tile-size=32}))"\n  add:\n    pipeline: ""\n')
     cfg = config("seeded", 1, manifest="fam.tsv", budget=2, ppo=0, bc=800, holdout=False,
-                 more=f"  modules_per_round: 1\n  seed_baselines: {base}\n")
-    with open(cfg) as f:
-        text = f.read().replace("max_steps: 2", "max_steps: 4")
-    with open(cfg, "w") as f:
-        f.write(text)
+                 more=f"  modules_per_round: 1\n  seed_baselines: {base}\n",
+                 sub=[("max_steps: 2", "max_steps: 4")])
     r = train(cfg, "seeded")
     check(r.returncode == 0, f"seeded run failed: {r.stderr[-2000:]}")
     got = re.search(r"expit: seeds for (\d+) modules, (\d+) decisions \((\d+) no-op", r.stderr)
@@ -463,11 +464,8 @@ def main():
     # 8. cloning only, from an earlier run's winners, with the MLP network
     src = os.path.join(TMP, "rot", "round_2", "winners.tsv")
     cfg = config("clone_only", 1, manifest="train3.tsv", budget=0, ppo=0, bc=800,
-                 holdout=False, more=f"  winners_from: {src}\n")
-    with open(cfg) as f:
-        text = f.read().replace("arch: gnn", "arch: mlp")
-    with open(cfg, "w") as f:
-        f.write(text)
+                 holdout=False, more=f"  winners_from: {src}\n",
+                 sub=[("arch: gnn", "arch: mlp")])
     r = train(cfg, "clone_only")
     check(r.returncode == 0, f"clone-only run failed: {r.stderr[-2000:]}")
     rdir = os.path.join(TMP, "clone_only", "round_0")
