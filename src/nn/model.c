@@ -151,6 +151,24 @@ static void set_pointers(nn_params *p, float *base, const size_t *offsets) {
 
 static void openblas_one_thread(void) { openblas_set_num_threads(1); }
 
+size_t nn_config_param_count(const nn_config *cfg) {
+  if (!cfg || !config_valid(cfg))
+    return 0;
+  int P = 0;
+  for (int a = 0; a < cfg->n_actions; a++)
+    P += cfg->param_count[a];
+  size_t total = 0;
+  for (int t = 0; t < N_TENSORS; t++) {
+    if (TENSORS[t].gnn_only && cfg->arch != NN_ARCH_GNN)
+      continue;
+    size_t size = 1;
+    for (int d = 0; d < TENSORS[t].ndim; d++)
+      size *= (size_t)dim_value(cfg, P, TENSORS[t].dims[d]);
+    total += size;
+  }
+  return total;
+}
+
 nn_model *nn_model_create(const nn_config *cfg, uint64_t seed) {
   static pthread_once_t once = PTHREAD_ONCE_INIT;
   pthread_once(&once, openblas_one_thread);

@@ -215,6 +215,9 @@ typedef struct {
 // Returns NULL on an invalid config or out of memory. Also sets OpenBLAS to
 // one thread (the library runs one decision per worker process/thread).
 nn_model *nn_model_create(const nn_config *cfg, uint64_t seed);
+// The number of floats (n_params) a model of cfg holds, without allocating
+// it; 0 for an invalid config.
+size_t nn_config_param_count(const nn_config *cfg);
 void nn_model_destroy(nn_model *m); // NULL is harmless
 // Returns the tensor called name, or NULL.
 const nn_tensor *nn_model_tensor(const nn_model *m, const char *name);

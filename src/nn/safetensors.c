@@ -533,14 +533,25 @@ nn_status nn_policy_parse(const uint8_t *buf, size_t len, const char *name,
   nn_config cfg;
   if ((st = parse_config(md, &cfg, name, err, errlen)) != NN_OK)
     goto done;
+  const uint8_t *data = buf + 8 + hlen;
+  size_t dlen = len - 8 - (size_t)hlen;
+  // Every parameter takes at least one byte of tensor data (int8): a
+  // metadata that asks for more cannot be this file's, and must not make
+  // us allocate it.
+  size_t need = nn_config_param_count(&cfg);
+  if (need > dlen) {
+    st = nn_seterr(err, errlen, NN_ERR_TRUNCATED, name,
+                "the architecture in the metadata has %zu parameters, but "
+                "the file holds %zu bytes of tensor data; the file is "
+                "truncated or corrupt, copy it again", need, dlen);
+    goto done;
+  }
   m = nn_model_create(&cfg, 0);
   if (!m) {
     st = nn_seterr(err, errlen, NN_ERR_FORMAT, name,
                 "the architecture in the metadata is invalid");
     goto done;
   }
-  const uint8_t *data = buf + 8 + hlen;
-  size_t dlen = len - 8 - (size_t)hlen;
   nn_file_entry ents[NN_MAX_ENTRIES];
   int n_ents = nn_file_layout(m, fm.weight_dtype, ents);
   span spans[NN_MAX_ENTRIES];

@@ -323,6 +323,8 @@ static void mut_shape(cJSON *r) { // [16, 20] -> [20, 16]: same size
   cJSON_ReplaceItemInArray(sh, 1, cJSON_CreateNumber(16));
 }
 static void mut_arch(cJSON *r) { set_md(r, "hidden_dim", "17"); }
+// 65536 x 65536 hidden weights: far more parameters than the file has bytes
+static void mut_huge(cJSON *r) { set_md(r, "hidden_dim", "65536"); }
 static void mut_dtype(cJSON *r) {
   cJSON_ReplaceItemInObject(cJSON_GetObjectItem(r, "pi.bias"), "dtype",
                             cJSON_CreateString("F16"));
@@ -355,6 +357,9 @@ static void test_mutations(void **state) {
   assert_non_null(strstr(err, "fc1.weight' has shape [20, 16]"));
   assert_non_null(strstr(err, "needs [16, 20]"));
   assert_int_equal(mutated(mut_arch, &CHECK, err), NN_ERR_SHAPE);
+  // refused before the model is allocated (a fuzzer found 16 GiB calloc'ed)
+  assert_int_equal(mutated(mut_huge, &CHECK, err), NN_ERR_TRUNCATED);
+  assert_non_null(strstr(err, "truncated or corrupt"));
   assert_int_equal(mutated(mut_dtype, &CHECK, err), NN_ERR_FORMAT);
   assert_non_null(strstr(err, "F16"));
   assert_int_equal(mutated(mut_missing, &CHECK, err), NN_ERR_FORMAT);
