@@ -64,6 +64,11 @@ int64_t schedule_tile_size(const builder *b, int rank, int loop,
   return fill;
 }
 
+void schedule_set_nest(builder *b, const strbuf *outer, bool complete) {
+  if (b->d->op && !b->nest.data && complete && outer->data)
+    sb_printf(&b->nest, "%s", outer->data);
+}
+
 void schedule_mark_tiled(builder *b, int kind) {
   line(b, "transform.annotate %%k%d_%d \"" LINALG_TILED "\" : " ANY, kind,
        b->version + 1);
@@ -102,6 +107,8 @@ static bool swap_mn(const builder *b) {
 // `fill` is the size of loops no parameter names (0: not tiled; 1: unit
 // tiles, for register tiles). `reorder`: ORDER applies to these loops.
 static void step_tile(builder *b, int64_t fill, bool reorder) {
+  strbuf outer = {0};
+  bool complete = true;
   for (int i = 0; i < b->a->n_ops; i++) {
     int rank = schedule_tiled_rank(b->a, b->a->ops[i]);
     if (b->folded)
@@ -129,10 +136,16 @@ static void step_tile(builder *b, int64_t fill, bool reorder) {
          sizes.data ? sizes.data : "", order.data ? order.data : "",
          types.data ? types.data : "");
     schedule_mark_tiled(b, i);
+    if (loops)
+      sb_printf(&outer, "%s%%loops%d_%d#0", outer.data ? ", " : "", i,
+                b->counter);
+    complete &= loops > 0;
     sb_free(&sizes);
     sb_free(&types);
     sb_free(&order);
   }
+  schedule_set_nest(b, &outer, complete);
+  sb_free(&outer);
   b->version++;
   b->counter++;
   b->level++;
@@ -188,12 +201,18 @@ static void step_hoist(builder *b) {
   line(b, "}");
 }
 
-// Contractions to outer products to FMAs, and transfers down to rank 1.
-// Never add lower_shape_cast together with lower_broadcast here: with the
+// Contractions to outer products to FMAs, and transfers down to rank 1:
+// inside the tile loops when the schedule tiled one op (schedule_builder.
+// nest), else over the functions. Never add lower_shape_cast together with lower_broadcast here: with the
 // transfer lowering and canonicalization they make the rewriter loop
 // forever (docs/SCHEDULES.md).
 static void step_lower_contraction(builder *b) {
-  line(b, "transform.apply_patterns to %%funcs {");
+  char scope[32] = "funcs";
+  if (b->nest.data) {
+    snprintf(scope, sizeof scope, "nest%d", b->counter++);
+    line(b, "%%%s = transform.merge_handles %s : " ANY, scope, b->nest.data);
+  }
+  line(b, "transform.apply_patterns to %%%s {", scope);
   line(b, "  transform.apply_patterns.vector.lower_contraction "
        "lowering_strategy = \"outerproduct\"");
   line(b, "  transform.apply_patterns.vector.transfer_permutation_patterns");
@@ -291,6 +310,7 @@ bool schedule_sequence(strbuf *sb, const mqss_action *a,
   for (int i = 0; i < a->n_steps; i++)
     find_step(a->steps[i])->emit(&b);
   line(&b, "transform.yield");
+  sb_free(&b.nest);
   if (!body.data)
     return false;
   snprintf(entry, 32, "mqss_%016llx", (unsigned long long)fnv(body.data));

@@ -57,7 +57,8 @@ static void rematch(schedule_builder *b) {
   b->version++;
 }
 
-// Drops what a step left dead (the untiled producers of a fusion).
+// Drops what a step left dead (the untiled producers of a fusion, outside
+// the tile loops: so over %funcs, not %nest).
 static void cleanup(schedule_builder *b) {
   schedule_line(b, "transform.apply_patterns to %%funcs {");
   schedule_line(b, "  transform.apply_patterns.canonicalization");
@@ -119,6 +120,8 @@ static void step_fuse(schedule_builder *b) {
 // and `hoist` keeps the padded accumulator in registers across k. The
 // padded operands are copied once per (m, n) tile.
 static void step_pad_tile(schedule_builder *b) {
+  strbuf nest = {0};
+  bool complete = true;
   for (int i = 0; i < b->a->n_ops; i++) {
     int rank = schedule_tiled_rank(b->a, b->a->ops[i]), n = b->counter++;
     // every loop but k outside the padding, k inside it
@@ -153,12 +156,17 @@ static void step_pad_tile(schedule_builder *b) {
                   "[%s] : (" ANY ") -> (" ANY ", " ANY ")", i, b->version + 1,
                   n, n, inner.data);
     schedule_mark_tiled(b, i);
+    if (rank > 1)
+      sb_printf(&nest, "%s%%outer_loops%d#0", nest.data ? ", " : "", n);
+    complete &= rank > 1;
     sb_free(&outer);
     sb_free(&inner);
     sb_free(&values);
     sb_free(&dims);
     sb_free(&types);
   }
+  schedule_set_nest(b, &nest, complete);
+  sb_free(&nest);
   b->version++;
 }
 
@@ -180,6 +188,7 @@ static void step_unroll(schedule_builder *b) {
   schedule_line(b, "  transform.loop.unroll %%one%d {factor = %s} : " ANY, n,
                 f ? f : "1");
   schedule_line(b, "}");
+  sb_free(&b->nest); // the unrolled loop may have been the nest
   rematch(b);
 }
 
