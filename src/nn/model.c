@@ -151,6 +151,21 @@ static void set_pointers(nn_params *p, float *base, const size_t *offsets) {
 
 static void openblas_one_thread(void) { openblas_set_num_threads(1); }
 
+// Number of floats of tensor t under cfg (P: the parameter heads' total),
+// with its shape in shape[] when not NULL; 0 for a GNN tensor of an MLP.
+static size_t tensor_size(const nn_config *cfg, int P, int t, int *shape) {
+  if (TENSORS[t].gnn_only && cfg->arch != NN_ARCH_GNN)
+    return 0;
+  size_t size = 1;
+  for (int d = 0; d < TENSORS[t].ndim; d++) {
+    int v = dim_value(cfg, P, TENSORS[t].dims[d]);
+    if (shape)
+      shape[d] = v;
+    size *= (size_t)v;
+  }
+  return size;
+}
+
 size_t nn_config_param_count(const nn_config *cfg) {
   if (!cfg || !config_valid(cfg))
     return 0;
@@ -158,14 +173,8 @@ size_t nn_config_param_count(const nn_config *cfg) {
   for (int a = 0; a < cfg->n_actions; a++)
     P += cfg->param_count[a];
   size_t total = 0;
-  for (int t = 0; t < N_TENSORS; t++) {
-    if (TENSORS[t].gnn_only && cfg->arch != NN_ARCH_GNN)
-      continue;
-    size_t size = 1;
-    for (int d = 0; d < TENSORS[t].ndim; d++)
-      size *= (size_t)dim_value(cfg, P, TENSORS[t].dims[d]);
-    total += size;
-  }
+  for (int t = 0; t < N_TENSORS; t++)
+    total += tensor_size(cfg, P, t, NULL);
   return total;
 }
 
@@ -194,11 +203,7 @@ nn_model *nn_model_create(const nn_config *cfg, uint64_t seed) {
     memset(ten, 0, sizeof *ten);
     strncpy(ten->name, TENSORS[t].name, NN_NAME_MAX - 1);
     ten->ndim = TENSORS[t].ndim;
-    ten->size = 1;
-    for (int d = 0; d < ten->ndim; d++) {
-      ten->shape[d] = dim_value(cfg, m->P, TENSORS[t].dims[d]);
-      ten->size *= (size_t)ten->shape[d];
-    }
+    ten->size = tensor_size(cfg, m->P, t, ten->shape);
     ten->offset = total;
     offsets[t] = total;
     total += ten->size;

@@ -159,6 +159,41 @@ static mqss_status guard_budget_options(mqss_module *module,
   return MQSS_OK;
 }
 
+// With a budget: the pipeline the guard accepted against the baseline, in
+// bo->confirm_pairs interleaved pairs, outputs checked. The baseline
+// replaces it when it is confirmed faster by bo->min_gain, so that a measured
+// selection is never used where the baseline is confirmed faster.
+static mqss_status versus_baseline(mqss_module *module,
+                                   const mqss_budget_options *bo,
+                                   const char *baseline, mqss_guard_report *r) {
+  if (r->used_fallback || !baseline || !baseline[0] ||
+      !strcmp(r->used, baseline))
+    return MQSS_OK;
+  mqss_measure_vs_result vs;
+  int verdict;
+  mqss_status rc = budget_versus(module, bo, baseline, r->used, &vs, &verdict);
+  if (rc != MQSS_OK)
+    return rc;
+  size_t len = strlen(r->reason);
+  if (vs.a.status != MQSS_MEASURE_OK || vs.b.status != MQSS_MEASURE_OK) {
+    snprintf(r->reason + len, sizeof r->reason - len,
+             "; not compared with the baseline (baseline %s, selection %s): "
+             "the selection stays", mqss_measure_status_name(vs.a.status),
+             mqss_measure_status_name(vs.b.status));
+    return MQSS_OK;
+  }
+  if (verdict > 0) {
+    r->used_fallback = 1;
+    copy(r->used, sizeof r->used, baseline);
+  }
+  snprintf(r->reason + len, sizeof r->reason - len,
+           "; the baseline measured %.3fx [%.3f, %.3f] over the selection: %s",
+           vs.ratio_hl, vs.ratio_lo, vs.ratio_hi,
+           verdict > 0 ? "faster, fell back to it"
+                       : "not confirmed faster, the selection stays");
+  return MQSS_OK;
+}
+
 mqss_status mqss_policy_compile_guarded(const mqss_policy *p,
                                         mqss_module *module,
                                         const mqss_select_options *sel_opts,
@@ -176,9 +211,10 @@ mqss_status mqss_policy_compile_guarded(const mqss_policy *p,
   mqss_selection *sel = NULL;
   mqss_status rc;
   mqss_budget_report br = {0};
-  if (opts && opts->budget > 0) {
-    mqss_budget_options bo;
-    char cache[4096];
+  mqss_budget_options bo;
+  char cache[4096];
+  bool budget = opts && opts->budget > 0;
+  if (budget) {
     if ((rc = guard_budget_options(module, opts, cache, sizeof cache, &bo)) !=
         MQSS_OK)
       return rc;
@@ -197,6 +233,8 @@ mqss_status mqss_policy_compile_guarded(const mqss_policy *p,
     snprintf(r->reason + len, sizeof r->reason - len, "; budget: %.400s",
              br.reason);
   }
+  if (rc == MQSS_OK && budget)
+    rc = versus_baseline(module, &bo, opts->baseline, r);
   if (rc == MQSS_OK && sel && mqss_selection_notes(sel)[0]) {
     size_t len = strlen(r->reason);
     snprintf(r->reason + len, sizeof r->reason - len,

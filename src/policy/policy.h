@@ -118,6 +118,16 @@ mqss_status select_isolated(const mqss_policy *p, const mqss_module *module,
                             double deadline, mqss_selection **out);
 
 // ----------------------------------------------------------------------------
+// paired confirmations (select_budget.c)
+
+// Measures pipeline a against b in o->confirm_pairs interleaved pairs,
+// outputs checked; *verdict: mqss_ratio_verdict() of a over b (+1: a
+// confirmed faster; 0 also when a side did not measure OK).
+mqss_status budget_versus(mqss_module *m, const mqss_budget_options *o,
+                          const char *a, const char *b,
+                          mqss_measure_vs_result *vs, int *verdict);
+
+// ----------------------------------------------------------------------------
 // older policies (migrate.c)
 
 // Logit bias of actions a migrated policy did not have (zero weights): low

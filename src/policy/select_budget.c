@@ -23,9 +23,7 @@ void mqss_budget_options_init(mqss_budget_options *o) {
   o->measure.repeat = 5;
 }
 
-// Measures pipeline a against b in confirm_pairs interleaved pairs, outputs
-// checked; *verdict: mqss_ratio_verdict() of a over b (0 when a side failed).
-static mqss_status versus(mqss_module *m, const mqss_budget_options *o,
+mqss_status budget_versus(mqss_module *m, const mqss_budget_options *o,
                           const char *a, const char *b,
                           mqss_measure_vs_result *vs, int *verdict) {
   mqss_measure_options mo = o->measure;
@@ -47,7 +45,7 @@ static mqss_status versus_own(mqss_module *m, const mqss_budget_options *o,
                               mqss_budget_report *r, bool *keep) {
   mqss_measure_vs_result vs;
   int verdict;
-  mqss_status st = versus(m, o, winner, own, &vs, &verdict);
+  mqss_status st = budget_versus(m, o, winner, own, &vs, &verdict);
   if (st != MQSS_OK)
     return st;
   *keep = verdict > 0;
@@ -94,7 +92,7 @@ static mqss_status decide(const mqss_policy *p, mqss_module *m,
     // included: it stays unless it is confirmed slower than no passes.
     mqss_measure_vs_result vs;
     int verdict;
-    mqss_status st = versus(m, o, own, "", &vs, &verdict);
+    mqss_status st = budget_versus(m, o, own, "", &vs, &verdict);
     if (st != MQSS_OK)
       return st;
     snprintf(r->reason, sizeof r->reason,
