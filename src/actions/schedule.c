@@ -203,9 +203,9 @@ static void step_hoist(builder *b) {
 
 // Contractions to outer products to FMAs, and transfers down to rank 1:
 // inside the tile loops when the schedule tiled one op (schedule_builder.
-// nest), else over the functions. Never add lower_shape_cast together with lower_broadcast here: with the
-// transfer lowering and canonicalization they make the rewriter loop
-// forever (docs/SCHEDULES.md).
+// nest), else over the functions. Never add lower_shape_cast together with
+// lower_broadcast here: with the transfer lowering and canonicalization
+// they make the rewriter loop forever (docs/SCHEDULES.md).
 static void step_lower_contraction(builder *b) {
   char scope[32] = "funcs";
   if (b->nest.data) {
