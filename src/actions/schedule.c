@@ -173,10 +173,22 @@ static void step_fold_unit_dims(builder *b) {
 
 // Vectorises the targeted ops (static shapes: no vector sizes), then folds
 // the broadcast/multiply/reduce form into vector.contract and the tensor
-// slices into the transfers.
+// slices into the transfers. One op at a time, its failure suppressed: an
+// op the vectoriser refuses (a partial tile, when a fixed recipe's sizes do
+// not divide some other op of the kind) stays as it is, and the schedule
+// still applies to the others. The mask's decisions fit every op they
+// target (schedule_check.c), so this only changes recipes replayed as text.
 static void step_vectorize(builder *b) {
-  for (int i = 0; i < b->a->n_ops; i++)
-    line(b, "transform.structured.vectorize %%k%d_%d : " ANY, i, b->version);
+  for (int i = 0; i < b->a->n_ops; i++) {
+    int n = b->counter++;
+    line(b, "transform.foreach %%k%d_%d : " ANY " {", i, b->version);
+    line(b, "^bb0(%%op%d: " ANY "):", n);
+    line(b, "  transform.sequence %%op%d : " ANY " failures(suppress) {", n);
+    line(b, "  ^bb0(%%one%d: " ANY "):", n);
+    line(b, "    transform.structured.vectorize %%one%d : " ANY, n);
+    line(b, "  }");
+    line(b, "}");
+  }
   line(b, "transform.apply_patterns to %%funcs {");
   line(b, "  transform.apply_patterns.vector.reduction_to_contract");
   line(b, "  transform.apply_patterns.vector.transfer_permutation_patterns");
