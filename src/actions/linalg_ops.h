@@ -24,6 +24,10 @@ int linalg_kind_reductions(const char *name);
 // fold of unit dimensions to leave a matmul-like generic (n, kh, kw of a
 // convolution), or 0.
 unsigned linalg_kind_unit_loops(const char *name);
+// The output and window height loops of kind `name` (oh, kh; bit d: loop
+// d), which must be tiled to 1 before `transform.structured.decompose`
+// turns the op into its 1-D form, or 0 for a kind that does not decompose.
+unsigned linalg_kind_height_loops(const char *name);
 // Whether loop d of `op` is a reduction: one of a named kind's last loops,
 // or a linalg.generic whose iterator_types entry d says so. True when it
 // cannot tell (a kind of unknown rank, no such loop), so that callers that
@@ -33,6 +37,9 @@ bool linalg_loop_is_reduction(MlirOperation op, int d);
 // entries; -1: dynamic or
 // unknown) and returns the number of loops, or -1 for an unsupported op.
 int linalg_loop_extents(MlirOperation op, int64_t *ext);
+// The same for the state vector (features/opinfo.c): -1 also for the kinds
+// the shipped policy was trained without (linalg_ops.c, `state`).
+int linalg_state_loop_extents(MlirOperation op, int64_t *ext);
 // The op's tag, or 0 when it has none.
 int64_t linalg_op_tag(MlirOperation op);
 // True when a schedule tiled the op (it carries LINALG_TILED).

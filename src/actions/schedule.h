@@ -40,6 +40,8 @@ enum {
   STEP_PARALLEL = 512,  // the loops its size parameters name must be
                         // parallel (a fused init restarts every reduction
                         // tile)
+  STEP_DECOMPOSES = 1024, // turns the ops into their 1-D form: their
+                          // height loops must be tiled to 1
 };
 
 // The state of a script being built. Handles: %scope is what the schedule

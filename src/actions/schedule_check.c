@@ -4,7 +4,9 @@
 // is not vectorised: tile 32 on 112 ran at 0.19x), a size of an inner
 // tiling level must divide the outer level's tile, and an op a schedule
 // vectorises must stay within SCHEDULE_MAX_VECTOR_ELEMS (and, when tiled to
-// registers, its accumulators within SCHEDULE_MAX_ACC_ELEMS). The mask asks
+// registers, its accumulators within SCHEDULE_MAX_ACC_ELEMS); an op a
+// schedule decomposes to its 1-D form must be tiled to 1 on its output and
+// window height. The mask asks
 // whether some choice of sizes works for every op in scope; applying a
 // decision asks whether its sizes do for every op it targets. It builds no scripts (schedule.c).
 #include "internal.h"
@@ -181,6 +183,20 @@ static bool fits(checker *c, MlirOperation op) {
   }
   if (!levels && !size_level(c, name, 0, 0, rank, tile))
     return false;
+  unsigned height = linalg_kind_height_loops(kind);
+  if ((c->flags & STEP_DECOMPOSES) && !height) {
+    snprintf(c->why, sizeof c->why, "%s has no 1-D form to decompose to",
+             name);
+    return false;
+  }
+  for (int d = 0; (c->flags & STEP_DECOMPOSES) && d < rank; d++) {
+    if ((height >> d & 1) && tile[d] != 1) {
+      snprintf(c->why, sizeof c->why, "%s: loop %d is tiled to %lld; the "
+               "decomposition to a 1-D op needs tile 1 on the height loops",
+               name, d, (long long)tile[d]);
+      return false;
+    }
+  }
   if (!(c->flags & STEP_VECTORIZES))
     return true;
   int64_t elems = volume(tile, 0, rank);

@@ -192,6 +192,17 @@ static void step_unroll(schedule_builder *b) {
   rematch(b);
 }
 
+// Rewrites each targeted convolution or pooling, tiled to height 1 (oh and
+// kh; schedule_check.c checks the tiles), as its 1-D form
+// (conv_1d_nwc_wcf, depthwise_conv_1d_nwc_wc, pooling_nwc_max, ...), which
+// the vectoriser turns into FMAs or vector max/add along the output width.
+static void step_decompose(schedule_builder *b) {
+  for (int i = 0; i < b->a->n_ops; i++)
+    schedule_line(b, "%%k%d_%d = transform.structured.decompose %%k%d_%d : ("
+                  ANY ") -> " ANY, i, b->version + 1, i, b->version);
+  b->version++;
+}
+
 const schedule_step schedule_xform_steps[] = {
     {"interchange", STEP_TARGETS | STEP_PERMUTES, step_interchange},
     {"fuse", STEP_TARGETS | STEP_TILES | STEP_ROOTS | STEP_PARALLEL,
@@ -199,6 +210,7 @@ const schedule_step schedule_xform_steps[] = {
     {"pad-tile", STEP_TARGETS | STEP_TILES | STEP_UNIT_TILES | STEP_PARTIAL,
      step_pad_tile},
     {"unroll", STEP_TARGETS | STEP_IN_LOOP, step_unroll},
+    {"decompose", STEP_TARGETS | STEP_DECOMPOSES, step_decompose},
 };
 const int schedule_n_xform_steps =
     (int)(sizeof schedule_xform_steps / sizeof *schedule_xform_steps);
