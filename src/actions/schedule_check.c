@@ -6,9 +6,9 @@
 // vectorises must stay within SCHEDULE_MAX_VECTOR_ELEMS (and, when tiled to
 // registers, its accumulators within SCHEDULE_MAX_ACC_ELEMS); an op a
 // schedule decomposes to its 1-D form must be tiled to 1 on its output and
-// window height. The mask asks
-// whether some choice of sizes works for every op in scope; applying a
-// decision asks whether its sizes do for every op it targets. It builds no scripts (schedule.c).
+// window height. The mask asks whether some choice of sizes works for every
+// op in scope; applying a decision asks whether its sizes do for every op
+// it targets. It builds no scripts (schedule.c).
 #include "internal.h"
 #include "actions/linalg_ops.h"
 #include "actions/schedule.h"

@@ -1,6 +1,7 @@
 // Loop transformations of schedule actions: interchange, tile-and-fuse of
 // producers into a consumer, padded tiles (so that sizes that do not divide
-// an extent still vectorise) and unrolling of the tile loop around an op.
+// an extent still vectorise), unrolling of the tile loop around an op, and
+// the decomposition of convolutions and poolings into their 1-D form.
 // Each step appends transform ops to a script that schedule.c builds and
 // follows the handle convention of schedule.h, so that the catalog can chain
 // them with the steps of schedule.c (for example pad-tile, vectorize, hoist,
