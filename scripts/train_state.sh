@@ -38,8 +38,8 @@ save)
     [ -d "$r" ] || continue
     dst="$to/$(basename "$r")"
     mkdir -p "$dst"
-    if [ ! -e "$r/row.csv" ]; then # in progress: all of it
-      cp -p "$r"/* "$dst/"
+    if [ ! -e "$r/row.csv" ]; then # in progress: all of it (perhaps nothing yet)
+      cp -rp "$r"/. "$dst/"
       continue
     fi
     for f in row.csv winners.tsv search_progress.tsv metrics.csv; do
