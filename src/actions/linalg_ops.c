@@ -53,15 +53,15 @@ static const struct {
      {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
     // (n, f, oh, ow, c, kh, kw): I is (n, c, h, w), F is (f, c, kh, kw),
     // O is (n, f, oh, ow)
-    {"linalg.conv_2d_nchw_fchw", 7, 3, 0, 1u << 2 | 1u << 5, false,
+    {"linalg.conv_2d_nchw_fchw", 7, 3, 0, 1u << 2 | 1u << 5, true,
      {2, 2, 2, 2, 1, 1, 1}, {0, 1, 2, 3, 1, 2, 3}},
     // (n, oh, ow, c, kh, kw): F is (kh, kw, c), O is (n, oh, ow, c)
-    {"linalg.depthwise_conv_2d_nhwc_hwc", 6, 2, 0, 1u << 1 | 1u << 4, false,
+    {"linalg.depthwise_conv_2d_nhwc_hwc", 6, 2, 0, 1u << 1 | 1u << 4, true,
      {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
     // (n, c, oh, ow, kh, kw): the window is operand 1, O is (n, c, oh, ow)
-    {"linalg.pooling_nchw_max", 6, 2, 0, 1u << 2 | 1u << 4, false,
+    {"linalg.pooling_nchw_max", 6, 2, 0, 1u << 2 | 1u << 4, true,
      {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
-    {"linalg.pooling_nchw_sum", 6, 2, 0, 1u << 2 | 1u << 4, false,
+    {"linalg.pooling_nchw_sum", 6, 2, 0, 1u << 2 | 1u << 4, true,
      {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
 };
 
