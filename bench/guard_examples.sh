@@ -7,7 +7,8 @@
 # it used against B (PAIRS interleaved pairs, Hodges-Lehmann ratio). Prints
 # per module which pipeline was used and its speedup over the baseline, and
 # the geomean and the count confirmed below the baseline (the interval under
-# 1/1.02); with the machine, the commit and the date. Run it alone.
+# 1/1.02), each of those with the guard's reason for keeping the selection;
+# with the machine, the commit and the date. Run it alone.
 #
 # usage: bench/guard_examples.sh [POLICY] [BUILD_DIR]
 #   env: BUDGET (4), PAIRS (10)
@@ -72,6 +73,9 @@ for f, family in rows:
     below += hi < 1 / 1.02
     print(f"{f:48} {family:12} {'baseline' if used.group(1) == 'baseline' else 'policy':8} "
           f"{hl:7.3f}x [{lo:6.3f}, {hi:6.3f}] {secs:8.1f}{'  (baseline failed: vs reference)' if vs != base else ''}")
+    if hi < 1 / 1.02:  # below its baseline: why the guard kept the selection
+        why = re.search(r"^guard: (?!baseline pipeline|selected pipeline)(.*)$", g.stderr, re.M)
+        print(f"  guard: {why.group(1) if why else g.stderr.strip()[-300:]}")
 g = math.exp(sum(map(math.log, speedups)) / len(speedups)) if speedups else float("nan")
 print(f"\ngeomean vs the family baselines: {g:.3f}x ({len(speedups)} modules); "
       f"confirmed below a baseline: {below}")
