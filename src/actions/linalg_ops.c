@@ -26,42 +26,38 @@
 // loops in `unit` (bit d: loop d) are those a fold of unit dimensions must
 // remove to leave a matmul-like generic; those in `height` are the output
 // and window height (oh, kh), which a decomposition to the 1-D op needs at
-// extent 1. `state`: the kind's loops are in the state vector
-// (linalg_state_loop_extents); the kinds added after the shipped default
-// was trained are not, so that its inputs, and its choices, stay as they
-// were until a policy is trained with them.
+// extent 1.
 static const struct {
   const char *name;
   int rank, reductions;
   unsigned unit, height;
-  bool state;
   int opnd[LINALG_MAX_RANK], dim[LINALG_MAX_RANK];
 } named[] = {
     // (m, n, k): A is (m, k), B is (k, n)
-    {"linalg.matmul", 3, 1, 0, 0, true, {0, 1, 0}, {0, 1, 1}},
+    {"linalg.matmul", 3, 1, 0, 0, {0, 1, 0}, {0, 1, 1}},
     // (b, m, n, k): A is (b, m, k), B is (b, k, n)
-    {"linalg.batch_matmul", 4, 1, 0, 0, true, {0, 0, 1, 0}, {0, 1, 2, 2}},
+    {"linalg.batch_matmul", 4, 1, 0, 0, {0, 0, 1, 0}, {0, 1, 2, 2}},
     // (n, oh, ow, f, kh, kw, c): I is (n, h, w, c), F is (kh, kw, c, f),
     // O is (n, oh, ow, f); a 1x1 filter on batch 1 folds to (oh, ow, f, c)
     {"linalg.conv_2d_nhwc_hwcf", 7, 3, 1u | 1u << 4 | 1u << 5,
-     1u << 1 | 1u << 4, true, {0, 2, 2, 1, 1, 1, 1}, {0, 1, 2, 3, 0, 1, 2}},
+     1u << 1 | 1u << 4, {0, 2, 2, 1, 1, 1, 1}, {0, 1, 2, 3, 0, 1, 2}},
     // (n, oh, ow, c, kh, kw): the window (kh, kw) is operand 1, the output
     // (n, oh, ow, c) operand 2
-    {"linalg.pooling_nhwc_max", 6, 2, 0, 1u << 1 | 1u << 4, true,
+    {"linalg.pooling_nhwc_max", 6, 2, 0, 1u << 1 | 1u << 4,
      {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
-    {"linalg.pooling_nhwc_sum", 6, 2, 0, 1u << 1 | 1u << 4, true,
+    {"linalg.pooling_nhwc_sum", 6, 2, 0, 1u << 1 | 1u << 4,
      {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
     // (n, f, oh, ow, c, kh, kw): I is (n, c, h, w), F is (f, c, kh, kw),
     // O is (n, f, oh, ow)
-    {"linalg.conv_2d_nchw_fchw", 7, 3, 0, 1u << 2 | 1u << 5, true,
+    {"linalg.conv_2d_nchw_fchw", 7, 3, 0, 1u << 2 | 1u << 5,
      {2, 2, 2, 2, 1, 1, 1}, {0, 1, 2, 3, 1, 2, 3}},
     // (n, oh, ow, c, kh, kw): F is (kh, kw, c), O is (n, oh, ow, c)
-    {"linalg.depthwise_conv_2d_nhwc_hwc", 6, 2, 0, 1u << 1 | 1u << 4, true,
+    {"linalg.depthwise_conv_2d_nhwc_hwc", 6, 2, 0, 1u << 1 | 1u << 4,
      {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
     // (n, c, oh, ow, kh, kw): the window is operand 1, O is (n, c, oh, ow)
-    {"linalg.pooling_nchw_max", 6, 2, 0, 1u << 2 | 1u << 4, true,
+    {"linalg.pooling_nchw_max", 6, 2, 0, 1u << 2 | 1u << 4,
      {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
-    {"linalg.pooling_nchw_sum", 6, 2, 0, 1u << 2 | 1u << 4, true,
+    {"linalg.pooling_nchw_sum", 6, 2, 0, 1u << 2 | 1u << 4,
      {2, 2, 2, 2, 1, 1}, {0, 1, 2, 3, 0, 1}},
 };
 
@@ -162,27 +158,17 @@ static int generic_extents(MlirOperation op, int64_t *ext) {
   return rank;
 }
 
-static int extents(MlirOperation op, int64_t *ext, bool state) {
+int linalg_loop_extents(MlirOperation op, int64_t *ext) {
   if (name_is(op, "linalg.generic"))
     return generic_extents(op, ext);
   for (size_t i = 0; i < sizeof named / sizeof *named; i++) {
     if (!name_is(op, named[i].name))
       continue;
-    if (state && !named[i].state)
-      return -1;
     for (int d = 0; d < named[i].rank; d++)
       ext[d] = operand_dim(op, named[i].opnd[d], named[i].dim[d]);
     return named[i].rank;
   }
   return -1;
-}
-
-int linalg_loop_extents(MlirOperation op, int64_t *ext) {
-  return extents(op, ext, false);
-}
-
-int linalg_state_loop_extents(MlirOperation op, int64_t *ext) {
-  return extents(op, ext, true);
 }
 
 // ----------------------------------------------------------------------------

@@ -37,9 +37,6 @@ bool linalg_loop_is_reduction(MlirOperation op, int d);
 // entries; -1: dynamic or
 // unknown) and returns the number of loops, or -1 for an unsupported op.
 int linalg_loop_extents(MlirOperation op, int64_t *ext);
-// The same for the state vector (features/opinfo.c): -1 also for the kinds
-// the shipped policy was trained without (linalg_ops.c, `state`).
-int linalg_state_loop_extents(MlirOperation op, int64_t *ext);
 // The op's tag, or 0 when it has none.
 int64_t linalg_op_tag(MlirOperation op);
 // True when a schedule tiled the op (it carries LINALG_TILED).

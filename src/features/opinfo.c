@@ -33,7 +33,7 @@ bool op_shape_of(MlirOperation op, name_cache *names, op_shape *out) {
     if (mlirTypeIsAShaped(t))
       out->bytes += static_numel(t) * elem_bytes(t);
   }
-  int n = linalg_state_loop_extents(op, out->ext);
+  int n = linalg_loop_extents(op, out->ext);
   out->n_loops = n > 0 ? n : 0;
   out->tagged = linalg_op_tag(op) != 0;
   out->tiled = linalg_op_tiled(op);
