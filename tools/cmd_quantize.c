@@ -1,5 +1,6 @@
 // `mqss quantize IN OUT`: writes an int8 copy of a policy file. Every 2-D
-// weight tensor becomes int8 with one f32 scale per output row (symmetric,
+// weight tensor becomes int8 with one f32 scale per block of 32 columns of a
+// row (symmetric,
 // src/nn/quant.c); biases, log-stds and activations stay f32, and the
 // metadata's weight_dtype says int8. The copy is read back and compared with
 // the original before the command reports success.
@@ -52,7 +53,7 @@ int cmd_quantize(int argc, char **argv) {
     rc = cli_error("quantize: %s", err);
     goto done;
   }
-  // The largest change, relative to the step (scale) of its row.
+  // The largest change, relative to the step (scale) of its block.
   double worst = 0;
   int n_int8 = 0;
   for (int t = 0; t < m->n_tensors; t++) {
@@ -60,26 +61,26 @@ int cmd_quantize(int argc, char **argv) {
     if (ten->ndim != 2)
       continue;
     n_int8++;
-    for (int r = 0; r < ten->shape[0]; r++) {
-      const float *a = m->params_memory + ten->offset +
-                       (size_t)r * ten->shape[1];
-      const float *b = q->params_memory + ten->offset +
-                       (size_t)r * ten->shape[1];
-      double amax = 0, diff = 0;
-      for (int c = 0; c < ten->shape[1]; c++) {
-        amax = fmax(amax, fabs(a[c]));
-        diff = fmax(diff, fabs((double)a[c] - b[c]));
+    int C = ten->shape[1];
+    for (int r = 0; r < ten->shape[0]; r++)
+      for (int c0 = 0; c0 < C; c0 += NN_QUANT_BLOCK) {
+        const float *a = m->params_memory + ten->offset + (size_t)r * C;
+        const float *b = q->params_memory + ten->offset + (size_t)r * C;
+        double amax = 0, diff = 0;
+        for (int c = c0; c < C && c < c0 + NN_QUANT_BLOCK; c++) {
+          amax = fmax(amax, fabs(a[c]));
+          diff = fmax(diff, fabs((double)a[c] - b[c]));
+        }
+        if (amax > 0)
+          worst = fmax(worst, diff / (amax / 127.0));
       }
-      if (amax > 0)
-        worst = fmax(worst, diff / (amax / 127.0));
-    }
   }
   long long s_in = file_size(in), s_out = file_size(out);
-  printf("wrote '%s': %d weight tensors as int8 (one f32 scale per output "
-         "row), the rest f32\n", out, n_int8);
+  printf("wrote '%s': %d weight tensors as int8 (one f32 scale per %d "
+         "columns of a row), the rest f32\n", out, n_int8, NN_QUANT_BLOCK);
   printf("size: %lld bytes (f32 '%s': %lld bytes, %.2fx smaller)\n", s_out,
          in, s_in, s_out > 0 ? (double)s_in / (double)s_out : 0.0);
-  printf("largest change of a weight: %.3f of its row's step (at most 0.5)\n",
+  printf("largest change of a weight: %.3f of its block's step (at most 0.5)\n",
          worst);
 done:
   nn_model_destroy(q);

@@ -472,16 +472,19 @@ const char *nn_dtype_name(nn_dtype dt);
 // Returns 0 and sets *out, or -1 for an unknown name.
 int nn_dtype_parse(const char *name, nn_dtype *out);
 
-// Per-output-row symmetric quantisation of w (R,C): scale (R) = max_c
-// |w[r,c]| / 127 (0 for a row of zeros), q (R,C) = round(w / scale) in
-// [-127, 127].
-void quantize_rows(int8_t *q, float *scale, const float *w, int R, int C);
-// w (R,C) = q (R,C) * scale (R).
-void dequantize_rows(float *w, const int8_t *q, const float *scale, int R,
-                     int C);
+// Symmetric quantisation of w (R,C) in blocks of NN_QUANT_BLOCK columns of a
+// row (the last block of a row may be shorter): B = nn_quant_blocks(C)
+// blocks a row, scale (R,B) = max |w| over the block / 127 (0 for a block of
+// zeros), q (R,C) = round(w / scale) in [-127, 127].
+#define NN_QUANT_BLOCK 32
+int nn_quant_blocks(int C);
+void quantize_blocks(int8_t *q, float *scale, const float *w, int R, int C);
+// w (R,C) = q (R,C) * scale (R,B) of each element's block.
+void dequantize_blocks(float *w, const int8_t *q, const float *scale, int R,
+                       int C);
 
 // One tensor of a policy file: a model tensor whole (F32), or, in an int8
-// file, a 2-D weight's int8 values (I8) or its row scales (SCALE).
+// file, a 2-D weight's int8 values (I8) or its block scales (SCALE).
 typedef enum { NN_ENTRY_F32, NN_ENTRY_I8, NN_ENTRY_SCALE } nn_entry_kind;
 #define NN_MAX_ENTRIES (2 * NN_MAX_TENSORS)
 typedef struct {

@@ -1,6 +1,7 @@
-// int8 policy files: per-output-row symmetric quantisation of the 2-D weight
-// tensors, its inverse, and the list of tensors a file holds in each weight
-// dtype, shared by the writer and the reader (docs/POLICY_FORMAT.md).
+// int8 policy files: symmetric quantisation of the 2-D weight tensors in
+// blocks of NN_QUANT_BLOCK columns of a row, its inverse, and the list of
+// tensors a file holds in each weight dtype, shared by the writer and the
+// reader (docs/POLICY_FORMAT.md).
 //
 // Activations stay f32. A loaded int8 policy holds q * scale in its f32
 // parameter buffer, so every decision it makes is computed from the int8
@@ -32,25 +33,33 @@ int nn_dtype_parse(const char *name, nn_dtype *out) {
 // ----------------------------------------------------------------------------
 // quantisation
 
-void quantize_rows(int8_t *q, float *scale, const float *w, int R, int C) {
-  for (int r = 0; r < R; r++) {
-    const float *row = w + (size_t)r * C;
-    float amax = 0.0f;
-    for (int c = 0; c < C; c++)
-      amax = fmaxf(amax, fabsf(row[c]));
-    scale[r] = amax / 127.0f;
-    for (int c = 0; c < C; c++) {
-      float v = scale[r] > 0.0f ? roundf(row[c] / scale[r]) : 0.0f;
-      q[(size_t)r * C + c] = (int8_t)fminf(127.0f, fmaxf(-127.0f, v));
+int nn_quant_blocks(int C) { return (C + NN_QUANT_BLOCK - 1) / NN_QUANT_BLOCK; }
+
+void quantize_blocks(int8_t *q, float *scale, const float *w, int R, int C) {
+  int B = nn_quant_blocks(C);
+  for (int r = 0; r < R; r++)
+    for (int b = 0; b < B; b++) {
+      int c0 = b * NN_QUANT_BLOCK;
+      int c1 = c0 + NN_QUANT_BLOCK < C ? c0 + NN_QUANT_BLOCK : C;
+      const float *row = w + (size_t)r * C;
+      float amax = 0.0f, s;
+      for (int c = c0; c < c1; c++)
+        amax = fmaxf(amax, fabsf(row[c]));
+      scale[r * B + b] = s = amax / 127.0f;
+      for (int c = c0; c < c1; c++) {
+        float v = s > 0.0f ? roundf(row[c] / s) : 0.0f;
+        q[(size_t)r * C + c] = (int8_t)fminf(127.0f, fmaxf(-127.0f, v));
+      }
     }
-  }
 }
 
-void dequantize_rows(float *w, const int8_t *q, const float *scale, int R,
-                     int C) {
+void dequantize_blocks(float *w, const int8_t *q, const float *scale, int R,
+                       int C) {
+  int B = nn_quant_blocks(C);
   for (int r = 0; r < R; r++)
     for (int c = 0; c < C; c++)
-      w[(size_t)r * C + c] = (float)q[(size_t)r * C + c] * scale[r];
+      w[(size_t)r * C + c] =
+          (float)q[(size_t)r * C + c] * scale[r * B + c / NN_QUANT_BLOCK];
 }
 
 // ----------------------------------------------------------------------------
@@ -62,12 +71,10 @@ static nn_file_entry entry(const nn_tensor *t, int index, nn_entry_kind kind) {
            kind == NN_ENTRY_SCALE ? ".scale" : "");
   e.shape[0] = t->shape[0];
   e.shape[1] = t->ndim == 2 ? t->shape[1] : 0;
-  if (kind == NN_ENTRY_SCALE) {
-    e.ndim = 1;
-    e.shape[1] = 0;
-  }
+  if (kind == NN_ENTRY_SCALE) // (R, blocks)
+    e.shape[1] = nn_quant_blocks(t->shape[1]);
   e.bytes = kind == NN_ENTRY_I8      ? t->size
-            : kind == NN_ENTRY_SCALE ? (size_t)t->shape[0] * 4
+            : kind == NN_ENTRY_SCALE ? (size_t)e.shape[0] * e.shape[1] * 4
                                      : t->size * 4;
   return e;
 }

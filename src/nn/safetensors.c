@@ -1,7 +1,7 @@
 // Reading policy files in the safetensors format: an 8-byte little-endian
 // header length, a JSON header (tensor names, dtypes, shapes, data offsets,
 // and string metadata), then the raw little-endian data: F32 tensors, and in
-// an int8 policy I8 weights whose row scales are dequantised here (quant.c).
+// an int8 policy I8 weights whose block scales are dequantised here (quant.c).
 // The layout and every metadata key are documented in docs/POLICY_FORMAT.md.
 //
 // Loading trusts nothing: every length, offset, shape and metadata value is
@@ -283,7 +283,7 @@ static nn_status check_tensors(const cJSON *root, const nn_model *m,
       return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
                     "tensor '%s' is missing%s", ents[t].name,
                     ents[t].kind == NN_ENTRY_SCALE
-                        ? "; int8 weights need one f32 scale per output row"
+                        ? "; int8 weights need one f32 scale per block of a row"
                         : "");
   // the tensors must tile the data exactly: no overlaps, no holes
   span sorted[NN_MAX_ENTRIES];
@@ -304,7 +304,7 @@ static nn_status check_tensors(const cJSON *root, const nn_model *m,
 }
 
 // Copies the checked data into m's parameters: F32 tensors as they are,
-// each I8 tensor times its row scales (fc1.weight.scale, ...). Refuses
+// each I8 tensor times its block scales (fc1.weight.scale, ...). Refuses
 // non-finite values, negative scales and -128, which the symmetric
 // quantiser never writes.
 static nn_status fill_params(nn_model *m, const nn_file_entry *ents, int n,
@@ -344,14 +344,15 @@ static nn_status fill_params(nn_model *m, const nn_file_entry *ents, int n,
                       "[-127, 127]; the file is corrupt or was not written "
                       "by mqss quantize",
                       e->name);
-    // the row scales sit in the first R floats of the tensor's own slots
+    // the R x B block scales sit in the first floats of the tensor's slots
     int R = ten->shape[0], C = ten->shape[1];
+    size_t ns = (size_t)R * nn_quant_blocks(C);
     float *w = m->params_memory + ten->offset;
-    float *scale = malloc(sizeof(float) * R);
+    float *scale = malloc(sizeof(float) * ns);
     if (!scale)
       return nn_seterr(err, errlen, NN_ERR_NOMEM, name, "out of memory");
-    memcpy(scale, w, sizeof(float) * R);
-    dequantize_rows(w, q, scale, R, C);
+    memcpy(scale, w, sizeof(float) * ns);
+    dequantize_blocks(w, q, scale, R, C);
     free(scale);
   }
   return NN_OK;

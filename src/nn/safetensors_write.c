@@ -163,7 +163,7 @@ nn_status nn_policy_serialize(const nn_model *m, const nn_file_meta *meta,
   }
   uint8_t *data = malloc(dlen ? dlen : 1);
   int8_t *q = malloc(rows_max ? rows_max : 1); // (R,C) of one int8 tensor
-  float *scale = malloc(sizeof(float) * (rows_max ? rows_max : 1)); // (R)
+  float *scale = malloc(sizeof(float) * (rows_max ? rows_max : 1)); // (R,B)
   if (!data || !q || !scale) {
     free(data);
     free(q);
@@ -180,10 +180,10 @@ nn_status nn_policy_serialize(const nn_model *m, const nn_file_meta *meta,
         put_f32le(data + pos, w[k]);
       continue;
     }
-    quantize_rows(q, scale, w, ten->shape[0], ten->shape[1]);
+    quantize_blocks(q, scale, w, ten->shape[0], ten->shape[1]);
     if (e->kind == NN_ENTRY_SCALE)
-      for (int r = 0; r < ten->shape[0]; r++, pos += 4)
-        put_f32le(data + pos, scale[r]);
+      for (int k = 0; k < e->shape[0] * e->shape[1]; k++, pos += 4)
+        put_f32le(data + pos, scale[k]);
     else
       for (size_t k = 0; k < ten->size; k++)
         data[pos++] = (uint8_t)q[k];

@@ -416,10 +416,10 @@ static void int8_roundtrip(nn_arch arch) {
   if (st != NN_OK)
     fail_msg("int8 read failed: %s", err);
   assert_int_equal(back.weight_dtype, NN_DTYPE_INT8);
-  // data: one byte per 2-D weight, four per 1-D value and per row scale
+  // data: one byte per 2-D weight, four per 1-D value and per block scale
   size_t want = 0;
   int changed = 0;
-  double worst = 0; // largest change, in steps of its row
+  double worst = 0; // largest change, in steps of its block
   for (int t = 0; t < m->n_tensors; t++) {
     const nn_tensor *ten = &m->tensors[t];
     const float *a = m->params_memory + ten->offset;
@@ -429,36 +429,45 @@ static void int8_roundtrip(nn_arch arch) {
       assert_memory_equal(a, b, sizeof(float) * ten->size); // stays f32
       continue;
     }
-    want += ten->size + 4 * (size_t)ten->shape[0];
-    int C = ten->shape[1];
-    for (int r = 0; r < ten->shape[0]; r++) {
-      float amax = 0;
-      for (int c = 0; c < C; c++)
-        amax = fmaxf(amax, fabsf(a[r * C + c]));
-      for (int c = 0; c < C; c++) {
-        double d = fabs((double)a[r * C + c] - b[r * C + c]);
-        worst = fmax(worst, d / (amax / 127.0));
-        changed += d > 0;
-        // a multiple of the step: q = w / step is an integer in [-127, 127]
-        double k = b[r * C + c] / (amax / 127.0);
-        assert_true(fabs(k - round(k)) < 1e-3 && fabs(k) <= 127.0 + 1e-3);
+    int C = ten->shape[1], blocks = (C + 31) / 32;
+    want += ten->size + 4 * (size_t)ten->shape[0] * blocks;
+    for (int r = 0; r < ten->shape[0]; r++)
+      for (int c0 = 0; c0 < C; c0 += 32) {
+        int c1 = c0 + 32 < C ? c0 + 32 : C;
+        float amax = 0;
+        for (int c = c0; c < c1; c++)
+          amax = fmaxf(amax, fabsf(a[r * C + c]));
+        for (int c = c0; c < c1; c++) {
+          double d = fabs((double)a[r * C + c] - b[r * C + c]);
+          worst = fmax(worst, d / (amax / 127.0));
+          changed += d > 0;
+          // a multiple of the step: q = w / step is an integer in [-127, 127]
+          double k = b[r * C + c] / (amax / 127.0);
+          assert_true(fabs(k - round(k)) < 1e-3 && fabs(k) <= 127.0 + 1e-3);
+        }
       }
-    }
   }
   printf("  %s int8: %d weights changed, at most %.3f of a step\n",
          nn_arch_name(arch), changed, worst);
   assert_true(worst <= 0.5 + 1e-4);
   assert_true(changed > 0); // the weights really went through int8
   assert_int_equal(len - 8 - u64le(buf), want);
-  // the header: I8 weights with F32 scales of one per output row
+  // the header: I8 weights with F32 scales of one per block of 32 columns
+  // (fc2 is 16 x 16: one block a row; fc1 is 16 x state_dim)
   cJSON *root = cJSON_ParseWithLength((const char *)buf + 8, u64le(buf));
   cJSON *w = cJSON_GetObjectItem(root, "fc2.weight");
   cJSON *sc = cJSON_GetObjectItem(root, "fc2.weight.scale");
   assert_string_equal(cJSON_GetObjectItem(w, "dtype")->valuestring, "I8");
   assert_string_equal(cJSON_GetObjectItem(sc, "dtype")->valuestring, "F32");
-  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sc, "shape")), 1);
+  assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(sc, "shape")), 2);
   assert_int_equal(
       cJSON_GetArrayItem(cJSON_GetObjectItem(sc, "shape"), 0)->valueint, 16);
+  assert_int_equal(
+      cJSON_GetArrayItem(cJSON_GetObjectItem(sc, "shape"), 1)->valueint, 1);
+  cJSON *sc1 = cJSON_GetObjectItem(cJSON_GetObjectItem(root, "fc1.weight.scale"),
+                                   "shape");
+  assert_int_equal(cJSON_GetArrayItem(sc1, 1)->valueint,
+                   (m->cfg.state_dim + 31) / 32);
   assert_null(cJSON_GetObjectItem(root, "fc2.bias.scale"));
   assert_string_equal(
       cJSON_GetObjectItem(cJSON_GetObjectItem(root, "__metadata__"),
@@ -475,20 +484,34 @@ static void test_int8_roundtrip(void **state) {
   int8_roundtrip(NN_ARCH_MLP);
 }
 
-static void test_quantize_rows(void **state) {
+static void test_quantize_blocks(void **state) {
   (void)state;
-  // row 0: max |w| 1.27, so the step is 0.01; row 1: all zero
-  const float w[2][4] = {{0.5f, -1.27f, 0.014f, 0.016f}, {0, 0, 0, 0}};
-  int8_t q[8];
-  float scale[2], back[8];
-  quantize_rows(q, scale, &w[0][0], 2, 4);
+  // row 0: block 0 (columns 0-31) has max |w| 1.27, so its step is 0.01;
+  // block 1 (columns 32-39) has max |w| 0.127, step 0.001; row 1: all zero
+  enum { C = 40 };
+  float w[2][C] = {{0}};
+  w[0][0] = 0.5f, w[0][1] = -1.27f, w[0][2] = 0.014f, w[0][31] = 0.016f;
+  w[0][32] = 0.0504f, w[0][39] = -0.127f;
+  int8_t q[2 * C];
+  float scale[2 * 2], back[2 * C];
+  assert_int_equal(nn_quant_blocks(C), 2);
+  assert_int_equal(nn_quant_blocks(32), 1);
+  quantize_blocks(q, scale, &w[0][0], 2, C);
   assert_true(fabsf(scale[0] - 0.01f) < 1e-7f);
-  assert_true(scale[1] == 0.0f);
-  const int8_t want[8] = {50, -127, 1, 2, 0, 0, 0, 0};
-  assert_memory_equal(q, want, sizeof want);
-  dequantize_rows(back, q, scale, 2, 4);
+  assert_true(fabsf(scale[1] - 0.001f) < 1e-8f);
+  assert_true(scale[2] == 0.0f && scale[3] == 0.0f);
+  assert_int_equal(q[0], 50);
+  assert_int_equal(q[1], -127);
+  assert_int_equal(q[2], 1);
+  assert_int_equal(q[31], 2);
+  assert_int_equal(q[32], 50); // 0.0504 on the finer step of block 1
+  assert_int_equal(q[39], -127);
+  for (int k = C; k < 2 * C; k++)
+    assert_int_equal(q[k], 0);
+  dequantize_blocks(back, q, scale, 2, C);
   assert_true(fabsf(back[0] - 0.5f) < 1e-6f && fabsf(back[1] + 1.27f) < 1e-6f);
-  assert_true(back[4] == 0.0f && back[7] == 0.0f);
+  assert_true(fabsf(back[32] - 0.05f) < 1e-6f);
+  assert_true(back[C] == 0.0f && back[2 * C - 1] == 0.0f);
 }
 
 static void mut_flag_f32(cJSON *r) { set_md(r, "weight_dtype", "f32"); }
@@ -497,11 +520,11 @@ static void mut_flag_bad(cJSON *r) { set_md(r, "weight_dtype", "fp16"); }
 static void mut_no_scale(cJSON *r) {
   cJSON_DeleteItemFromObject(r, "fc1.weight.scale");
 }
-static void mut_scale_shape(cJSON *r) { // [16] -> [4, 4]: same size
-  cJSON *sh = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "fc1.weight.scale"),
+static void mut_scale_shape(cJSON *r) { // [16, 1] -> [4, 4]: same size
+  cJSON *sh = cJSON_GetObjectItem(cJSON_GetObjectItem(r, "fc2.weight.scale"),
                                   "shape");
   cJSON_ReplaceItemInArray(sh, 0, cJSON_CreateNumber(4));
-  cJSON_AddItemToArray(sh, cJSON_CreateNumber(4));
+  cJSON_ReplaceItemInArray(sh, 1, cJSON_CreateNumber(4));
 }
 static void mut_i8_as_f32(cJSON *r) {
   cJSON_ReplaceItemInObject(cJSON_GetObjectItem(r, "pi.weight"), "dtype",
@@ -543,12 +566,12 @@ static void test_int8_errors(void **state) {
   assert_int_equal(mutated_file(NN_DTYPE_INT8, mut_no_scale, NULL, &CHECK, err),
                    NN_ERR_FORMAT);
   assert_non_null(strstr(err, "'fc1.weight.scale' is missing; int8 weights "
-                              "need one f32 scale per output row"));
+                              "need one f32 scale per block of a row"));
   assert_int_equal(
       mutated_file(NN_DTYPE_INT8, mut_scale_shape, NULL, &CHECK, err),
       NN_ERR_SHAPE);
-  assert_non_null(strstr(err, "'fc1.weight.scale' has shape [4, 4]"));
-  assert_non_null(strstr(err, "needs [16]"));
+  assert_non_null(strstr(err, "'fc2.weight.scale' has shape [4, 4]"));
+  assert_non_null(strstr(err, "needs [16, 1]"));
   assert_int_equal(mutated_file(NN_DTYPE_INT8, mut_i8_as_f32, NULL, &CHECK, err),
                    NN_ERR_FORMAT);
   assert_non_null(strstr(err, "'pi.weight' has dtype F32"));
@@ -573,7 +596,7 @@ int main(void) {
       cmocka_unit_test(test_mutations),
       cmocka_unit_test(test_nonfinite_weight),
       cmocka_unit_test(test_int8_roundtrip),
-      cmocka_unit_test(test_quantize_rows),
+      cmocka_unit_test(test_quantize_blocks),
       cmocka_unit_test(test_int8_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
