@@ -1,8 +1,7 @@
 // `mqss quantize IN OUT`: writes an int8 copy of a policy file. Every 2-D
 // weight tensor becomes int8 with one f32 scale per block of 32 columns of a
-// row (symmetric,
-// src/nn/quant.c); biases, log-stds and activations stay f32, and the
-// metadata's weight_dtype says int8. The copy is read back and compared with
+// row (symmetric, src/nn/quant.c); biases, log-stds and activations stay
+// f32, and the metadata's weight_dtype says int8. The copy is read back and compared with
 // the original before the command reports success.
 #include "cli.h"
 #include "nn/nn.h"

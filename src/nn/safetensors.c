@@ -255,9 +255,14 @@ static nn_status check_tensors(const cJSON *root, const nn_model *m,
       shape_str(want_s, sizeof want_s, ten->shape, ten->ndim);
       return nn_seterr(err, errlen, NN_ERR_SHAPE, name,
                     "tensor '%s' has shape %s but the architecture in the "
-                    "metadata needs %s; the file was edited or written by an "
-                    "incompatible tool",
-                    ten->name, got, want_s);
+                    "metadata needs %s; %s",
+                    ten->name, got, want_s,
+                    ten->kind == NN_ENTRY_SCALE && nd == 1
+                        ? "an int8 file with one scale per row predates the "
+                          "per-block scales: run mqss quantize on its f32 "
+                          "original again"
+                        : "the file was edited or written by an "
+                          "incompatible tool");
     }
     const cJSON *of = cJSON_GetObjectItemCaseSensitive(it, "data_offsets");
     uint64_t b, e;

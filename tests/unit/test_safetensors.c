@@ -526,6 +526,11 @@ static void mut_scale_shape(cJSON *r) { // [16, 1] -> [4, 4]: same size
   cJSON_ReplaceItemInArray(sh, 0, cJSON_CreateNumber(4));
   cJSON_ReplaceItemInArray(sh, 1, cJSON_CreateNumber(4));
 }
+static void mut_row_scales(cJSON *r) { // [16, 1] -> [16]: the old format
+  cJSON_DeleteItemFromArray(
+      cJSON_GetObjectItem(cJSON_GetObjectItem(r, "fc2.weight.scale"), "shape"),
+      1);
+}
 static void mut_i8_as_f32(cJSON *r) {
   cJSON_ReplaceItemInObject(cJSON_GetObjectItem(r, "pi.weight"), "dtype",
                             cJSON_CreateString("F32"));
@@ -572,6 +577,12 @@ static void test_int8_errors(void **state) {
       NN_ERR_SHAPE);
   assert_non_null(strstr(err, "'fc2.weight.scale' has shape [4, 4]"));
   assert_non_null(strstr(err, "needs [16, 1]"));
+  assert_non_null(strstr(err, "edited or written by an incompatible tool"));
+  assert_int_equal(
+      mutated_file(NN_DTYPE_INT8, mut_row_scales, NULL, &CHECK, err),
+      NN_ERR_SHAPE);
+  assert_non_null(strstr(err, "'fc2.weight.scale' has shape [16]"));
+  assert_non_null(strstr(err, "run mqss quantize on its f32 original again"));
   assert_int_equal(mutated_file(NN_DTYPE_INT8, mut_i8_as_f32, NULL, &CHECK, err),
                    NN_ERR_FORMAT);
   assert_non_null(strstr(err, "'pi.weight' has dtype F32"));
