@@ -1,8 +1,8 @@
 // `mqss quantize IN OUT`: writes an int8 copy of a policy file. Every 2-D
 // weight tensor becomes int8 with one f32 scale per block of 32 columns of a
 // row (symmetric, src/nn/quant.c); biases, log-stds and activations stay
-// f32, and the metadata's weight_dtype says int8. The copy is read back and compared with
-// the original before the command reports success.
+// f32, and the metadata's weight_dtype says int8. The copy is read back and
+// compared with the original before the command reports success.
 #include "cli.h"
 #include "nn/nn.h"
 
@@ -61,10 +61,10 @@ int cmd_quantize(int argc, char **argv) {
       continue;
     n_int8++;
     int C = ten->shape[1];
-    for (int r = 0; r < ten->shape[0]; r++)
+    for (int r = 0; r < ten->shape[0]; r++) {
+      const float *a = m->params_memory + ten->offset + (size_t)r * C;
+      const float *b = q->params_memory + ten->offset + (size_t)r * C;
       for (int c0 = 0; c0 < C; c0 += NN_QUANT_BLOCK) {
-        const float *a = m->params_memory + ten->offset + (size_t)r * C;
-        const float *b = q->params_memory + ten->offset + (size_t)r * C;
         double amax = 0, diff = 0;
         for (int c = c0; c < C && c < c0 + NN_QUANT_BLOCK; c++) {
           amax = fmax(amax, fabs(a[c]));
@@ -73,6 +73,7 @@ int cmd_quantize(int argc, char **argv) {
         if (amax > 0)
           worst = fmax(worst, diff / (amax / 127.0));
       }
+    }
   }
   long long s_in = file_size(in), s_out = file_size(out);
   printf("wrote '%s': %d weight tensors as int8 (one f32 scale per %d "

@@ -37,11 +37,11 @@ int nn_quant_blocks(int C) { return (C + NN_QUANT_BLOCK - 1) / NN_QUANT_BLOCK; }
 
 void quantize_blocks(int8_t *q, float *scale, const float *w, int R, int C) {
   int B = nn_quant_blocks(C);
-  for (int r = 0; r < R; r++)
+  for (int r = 0; r < R; r++) {
+    const float *row = w + (size_t)r * C;
     for (int b = 0; b < B; b++) {
       int c0 = b * NN_QUANT_BLOCK;
       int c1 = c0 + NN_QUANT_BLOCK < C ? c0 + NN_QUANT_BLOCK : C;
-      const float *row = w + (size_t)r * C;
       float amax = 0.0f, s;
       for (int c = c0; c < c1; c++)
         amax = fmaxf(amax, fabsf(row[c]));
@@ -51,6 +51,7 @@ void quantize_blocks(int8_t *q, float *scale, const float *w, int R, int C) {
         q[(size_t)r * C + c] = (int8_t)fminf(127.0f, fmaxf(-127.0f, v));
       }
     }
+  }
 }
 
 void dequantize_blocks(float *w, const int8_t *q, const float *scale, int R,
