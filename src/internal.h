@@ -183,6 +183,12 @@ MlirOperation find_function(const mqss_module *m, const char *name);
 bool decision_fits(const mqss_module *m, const mqss_catalog *c,
                    const mqss_decision *d, char *why, size_t why_len);
 
+// True when d is a schedule decision and m has no op it schedules in its
+// scope (none of its kinds, or none tagged d->op): the mask blocks it, and
+// its pipeline text changes nothing there (decision.c).
+bool decision_matches_nothing(const mqss_module *m, const mqss_catalog *c,
+                              const mqss_decision *d);
+
 // The focus op (focus.c): the linalg op the state centres on and that
 // schedule decisions address (op_shape_focus_better says which).
 typedef struct {

@@ -104,6 +104,8 @@ static void on_seeds(void *ctx, const expit_seed_counts *c) {
     fprintf(stderr, "expit: seeds for %d modules, %d decisions (%d no-op "
             "decisions pruned), %d modules refused, %.1f s\n", c->seeded,
             c->decisions, c->pruned, c->refused, c->seconds);
+  if (c->refused && !p->quiet)
+    fprintf(stderr, "expit: the first refused seed: %s\n", c->refused_first);
 }
 
 // Expert iteration (expit.rounds > 0): rounds of search, cloning and PPO.

@@ -172,6 +172,22 @@ static mqss_status run_on_function(mqss_module *m, MlirOperation fn,
   return st;
 }
 
+static bool stop_walk(MlirOperation op, void *user) {
+  (void)op, (void)user;
+  return false;
+}
+
+bool decision_matches_nothing(const mqss_module *m, const mqss_catalog *c,
+                              const mqss_decision *d) {
+  const mqss_action *a = m && d ? mqss_catalog_action(c, d->action) : NULL;
+  if (!a || !a->n_steps || !a->n_ops)
+    return false;
+  MlirOperation scope = d->target ? find_function(m, d->target)
+                                  : mlirModuleGetOperation(m->mod);
+  return !mlirOperationIsNull(scope) &&
+         linalg_for_each(scope, a->ops, a->n_ops, d->op, stop_walk, NULL);
+}
+
 bool decision_fits(const mqss_module *m, const mqss_catalog *c,
                    const mqss_decision *d, char *why, size_t why_len) {
   const mqss_action *a = m && d ? mqss_catalog_action(c, d->action) : NULL;

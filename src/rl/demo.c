@@ -354,6 +354,10 @@ mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,
   uint64_t before = module_fingerprint(m);
   mqss_status st = MQSS_OK;
   for (int i = 0; st == MQSS_OK && i < dm->n; i++) {
+    // A kind-wide step of a family recipe with none of its ops here: the
+    // mask blocks it, and in the recipe it matches nothing, so it is pruned.
+    if (decision_matches_nothing(m, c, &dm->d[i]))
+      continue;
     if (mqss_decision_apply(m, c, &dm->d[i]) != MQSS_OK) {
       st = MQSS_ERR_INVALID_ARG;
       break;

@@ -20,8 +20,9 @@ typedef struct {
 int demo_of(const mqss_catalog *c, const char *pipeline, demo *dm);
 
 // Drops from dm the decisions that leave module `path` unchanged where they
-// stand (run in order in this process): the rest produces the same IR, so
-// the same code, in fewer steps. MQSS_ERR_PARSE when the module does not
+// stand (run in order in this process), and the schedule decisions that
+// match no op there (decision_matches_nothing): the rest produces the same
+// IR, so the same code, in fewer steps. MQSS_ERR_PARSE when the module does not
 // parse; MQSS_ERR_INVALID_ARG when a decision fails on it (dm unchanged).
 mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,
                        const char *path, demo *dm);

@@ -90,7 +90,9 @@ mqss_status expit_seeds(mqss_session *s, const train_config *cfg,
     if (ps == MQSS_ERR_PARSE) {
       st = ps;
     } else if (ps != MQSS_OK) {
-      counts->refused++;
+      if (!counts->refused++)
+        snprintf(counts->refused_first, sizeof counts->refused_first,
+                 "%s: %s", ec->module_paths[i], mqss_errmsg(s));
     } else {
       seeds[i] = pruned;
       counts->seeded++;

@@ -16,6 +16,7 @@ typedef struct {
   int pruned;    // decisions pruned because they changed nothing
   double seconds; // time taken
   char unmatched_family[64]; // the first unmatched family ("" none)
+  char refused_first[512];   // the first refused module and why ("" none)
 } expit_seed_counts;
 
 // Seeds of the ec->n_modules training modules of cfg->manifest (its second

@@ -34,7 +34,7 @@ void sb_vprintf(strbuf *sb, const char *fmt, va_list ap) {
   va_copy(ap2, ap);
   int n = vsnprintf(NULL, 0, fmt, ap2);
   va_end(ap2);
-  if (n > 0 && sb_reserve(sb, (size_t)n)) {
+  if (n >= 0 && sb_reserve(sb, (size_t)n)) { // "" too: data is then ""
     vsnprintf(sb->data + sb->len, (size_t)n + 1, fmt, ap);
     sb->len += (size_t)n;
   }

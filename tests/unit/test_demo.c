@@ -1,7 +1,7 @@
 // Unit tests of demonstrations (src/rl/demo.c): the family baselines of
 // data/baselines.yaml decode into catalog decisions, schedules included,
 // and those decisions produce the IR the baseline text produces; pruning
-// drops the decisions that change nothing and keeps that IR.
+// drops the decisions that change nothing or match no op, and keeps that IR.
 // internal headers first: cmocka defines a fail() macro
 #include "rl/demo.h"
 #include "actions/linalg_ops.h"
@@ -124,6 +124,39 @@ static void test_decisions_and_pruning_keep_the_ir(void **state) {
   free(want);
 }
 
+// The resblock recipe decomposes NHWC, then NCHW convolutions. On a module
+// with NCHW ones only, the first step matches nothing: the mask would block
+// it, so pruning drops it instead of refusing the seed, and the one left
+// gives the recipe's IR.
+static void test_pruning_drops_a_step_that_matches_nothing(void **state) {
+  fixture *f = *state;
+  const char *module = INPUTS "conv_nchw_only.mlir";
+  const char *text = mqss_baselines_pipeline(f->b, "resblock");
+  assert_non_null(text);
+  demo dm;
+  assert_int_equal(demo_of(f->c, text, &dm), 0);
+  assert_int_equal(dm.n, 2);
+  assert_string_equal(mqss_catalog_action(f->c, dm.d[0].action)->name,
+                      "conv-decompose-fma");
+  mqss_module *m = NULL;
+  assert_int_equal(mqss_module_parse_file(f->s, module, &m), MQSS_OK);
+  linalg_tag_once(mlirModuleGetOperation(m->mod));
+  assert_true(decision_matches_nothing(m, f->c, &dm.d[0]));
+  assert_false(decision_matches_nothing(m, f->c, &dm.d[1]));
+  assert_int_not_equal(mqss_decision_apply(m, f->c, &dm.d[0]), MQSS_OK);
+  mqss_module_destroy(m);
+  demo pruned = dm;
+  assert_int_equal(demo_prune(f->s, f->c, module, &pruned), MQSS_OK);
+  assert_int_equal(pruned.n, 1);
+  assert_int_equal(pruned.d[0].action, dm.d[1].action);
+  char *want = ir_after_text(f, module, text);
+  char *got = ir_after_demo(f, module, &pruned);
+  assert_null(strstr(want, "linalg.conv_2d")); // the recipe decomposed it
+  assert_string_equal(got, want);
+  free(got);
+  free(want);
+}
+
 // A schedule script that no decision prints (a tile size changed by hand)
 // does not decode.
 static void test_foreign_script_does_not_decode(void **state) {
@@ -175,6 +208,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_baseline_decodes),
       cmocka_unit_test(test_decisions_and_pruning_keep_the_ir),
+      cmocka_unit_test(test_pruning_drops_a_step_that_matches_nothing),
       cmocka_unit_test(test_foreign_script_does_not_decode),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
