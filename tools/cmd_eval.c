@@ -150,11 +150,15 @@ static void progress(const char *line, void *user) {
     fprintf(stderr, "%s\n", line);
 }
 
-// A speedup and its verdict mark: "+" faster, "-" slower, "~" within noise.
+// A speedup and its verdict mark: "+" faster, "-" slower, "~" within noise,
+// none without an interval.
 static void x_or_na(char *b, size_t n, double v, const eval_interval *ci) {
   if (v > 0)
     snprintf(b, n, "%.3f%s", v,
-             ci->verdict > 0 ? "+" : ci->verdict < 0 ? "-" : "~");
+             ci->lo <= 0        ? ""
+             : ci->verdict > 0 ? "+"
+             : ci->verdict < 0 ? "-"
+                               : "~");
   else
     snprintf(b, n, "n/a");
 }

@@ -1,6 +1,7 @@
 // `mqss explain`: prints the state features that contribute most to the
 // policy's log-probability of one action on a module (gradient x input), with
-// their names, values and weights. The computation is mqss_policy_explain.
+// their names, values and weights, and the op a schedule decision of that
+// action would address. The computation is mqss_policy_explain(_op).
 #include "cli.h"
 
 #include <stdio.h>
@@ -42,8 +43,16 @@ int cmd_explain(int argc, char **argv) {
   float prob = 0;
   if (!rc && mqss_policy_explain(p, m, action, top, c, &n, &prob) != MQSS_OK)
     rc = cli_error("explain: %s", mqss_errmsg(s));
+  int64_t op = 0;
+  char kind[64];
+  if (!rc && mqss_policy_explain_op(p, m, action, &op, kind, sizeof kind) !=
+                 MQSS_OK)
+    rc = cli_error("explain: %s", mqss_errmsg(s));
   if (!rc) {
     printf("action %s probability %.6f\n", action, prob);
+    if (op) // a schedule decision addresses the focus op alone
+      printf("addresses %s mqss.id = %lld (as 'mqss opt --tag' numbers the "
+             "ops)\n", kind, (long long)op);
     printf("%-5s %-40s %12s %12s\n", "index", "feature", "value", "weight");
     for (int i = 0; i < n; i++)
       printf("%-5d %-40s %12.6g %12.6g\n", c[i].index, c[i].name, c[i].value,

@@ -1259,6 +1259,17 @@ mqss_status mqss_policy_explain(const mqss_policy *policy,
                                 int top_k, mqss_feature_contribution *out,
                                 int *n_out, float *prob);
 
+/// The op the policy's first decision of `action` on `module` would address
+/// (docs/POLICY.md, "Per-op targeting"): the `mqss.id` tag of the focus op
+/// in `*op` and its op name ("linalg.matmul") in `kind` (kind_len bytes),
+/// as `mqss opt --tag` numbers the ops. `*op` = 0 and kind "" when the
+/// action is not a schedule, or addresses every op of its kinds. Errors go
+/// to the module's session.
+mqss_status mqss_policy_explain_op(const mqss_policy *policy,
+                                   const mqss_module *module,
+                                   const char *action, int64_t *op,
+                                   char *kind, size_t kind_len);
+
 //===----------------------------------------------------------------------===//
 // Search baselines (docs/SEARCH.md)
 //===----------------------------------------------------------------------===//

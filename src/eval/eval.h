@@ -212,7 +212,8 @@ typedef struct {
 
 // Aggregates rows (n). Only ok rows enter the speedup, compile, size,
 // verdict and search figures; decision latency covers every row that
-// selected. A verdict is counted where its speedup is available (x > 0).
+// selected. A verdict is counted where its speedup is available (x > 0)
+// and has an interval (lo > 0), so the three counts may sum to fewer rows.
 void eval_aggregate(const eval_row *rows, int n, eval_agg *out);
 
 // ----------------------------------------------------------------------------

@@ -38,20 +38,21 @@ static const char *verdict_name(int verdict) {
   return verdict > 0 ? "faster" : verdict < 0 ? "slower" : "within_noise";
 }
 
-// The interval of speedup `x` as [lo, hi] and its verdict; null when `x` is
-// not available.
+// The interval of speedup `x` as [lo, hi] and its verdict; both null when
+// `x` or its interval is not available.
 static void add_interval(cJSON *o, const char *what, double x,
                          const eval_interval *ci) {
   char k[64];
+  bool have = x > 0 && ci->lo > 0;
   snprintf(k, sizeof k, "interval_%s", what);
-  if (x > 0 && ci->lo > 0) {
+  if (have) {
     double v[2] = {ci->lo, ci->hi};
     cJSON_AddItemToObject(o, k, cJSON_CreateDoubleArray(v, 2));
   } else {
     cJSON_AddNullToObject(o, k);
   }
   snprintf(k, sizeof k, "verdict_%s", what);
-  if (x > 0)
+  if (have)
     cJSON_AddStringToObject(o, k, verdict_name(ci->verdict));
   else
     cJSON_AddNullToObject(o, k);

@@ -93,10 +93,11 @@ static double field_geo(const eval_row *rows, int n, size_t off,
   return g;
 }
 
-// Counts the verdict of an available speedup: [0] faster, [1] within noise,
-// [2] slower.
+// Counts the verdict of an available speedup that has an interval: [0]
+// faster, [1] within noise, [2] slower. A speedup without one has no
+// verdict, so it is not counted as within noise.
 static void count_verdict(int counts[3], double x, const eval_interval *ci) {
-  if (x > 0)
+  if (x > 0 && ci->lo > 0)
     counts[ci->verdict > 0 ? 0 : ci->verdict < 0 ? 2 : 1]++;
 }
 

@@ -11,8 +11,9 @@
 // one to a clone of the module (tagged, each schedule decision addressing
 // the focus op as the policy's would: focus.c). That happens in a child
 // (util/proc.c), because passes can crash: the child streams each decision
-// (and the RNG state after drawing it) before applying it, so a crash or a
-// hang simply ends the sequence at the decision that caused it (the
+// (and the RNG state after drawing it) before applying it, so a crash, a
+// hang or running out of memory (the child has the measurement's limits)
+// simply ends the sequence at the decision that caused it (the
 // measurement then records the failure). The candidate's joined pipeline
 // is measured on the original module. The same child expands greedy's
 // schedule candidates into their repeats (search_expand). It does not
@@ -23,6 +24,7 @@
 #include "util/proc.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -80,7 +82,15 @@ static void sample_child(void *arg, int fd) {
   const sample_args *a = arg;
   const search_ctx *c = a->c;
   search_rng rng = a->rng;
-  child_default_fatal_signals(); // a host's handlers must not catch a crash
+  // The measurement's limits, so that a pass that runs away with memory or
+  // time ends the sequence, as a crash does; and no standard error: the
+  // passes' diagnostics go to the session, and LLVM's fatal messages ("out
+  // of memory") would only land on the user's terminal.
+  child_limits_apply(&(child_limits){c->opts->measure.timeout_ms,
+                                     c->opts->measure.mem_limit_mb, -1});
+  int null_fd = open("/dev/null", O_WRONLY);
+  if (null_fd >= 0)
+    dup2(null_fd, 2);
   const mqss_catalog *cat = c->catalog;
   int n_actions = mqss_catalog_size(cat);
   uint8_t *mask = malloc((size_t)n_actions);   // (n_actions)

@@ -108,9 +108,9 @@ static void test_aggregate(void **state) {
   r[0].policy_time_ms = 10;
   r[0].search.wall_ms = 100;
   r[0].time_fraction = 0.1;
-  r[0].ci_baseline.verdict = 1;   // faster than the baseline
-  r[0].ci_reference.verdict = 0;  // within noise of the reference
-  r[0].ci_fixed.verdict = 0;
+  r[0].ci_baseline = (eval_interval){1.8, 2.2, 1};  // faster than the baseline
+  r[0].ci_reference = (eval_interval){0.9, 1.1, 0}; // within noise
+  r[0].ci_fixed = (eval_interval){0.9, 1.1, 0};
   // b: ok, 0.5x vs baseline, 4x vs reference, compile +30%, twice the code.
   strcpy(r[1].status, "ok");
   r[1].ok = true;
@@ -125,22 +125,25 @@ static void test_aggregate(void **state) {
   r[1].policy_time_ms = 30;
   r[1].search.wall_ms = 100;
   r[1].time_fraction = 0.3;
-  r[1].ci_baseline.verdict = -1;  // slower than the baseline
-  r[1].ci_reference.verdict = 1;
-  r[1].ci_fixed.verdict = 1;
+  r[1].ci_baseline = (eval_interval){0.4, 0.6, -1}; // slower than the baseline
+  r[1].ci_reference = (eval_interval){3.5, 4.5, 1};
+  r[1].ci_fixed = (eval_interval){3.5, 4.5, 1};
   // c: crashed (its ratios must not count), but it did select.
   strcpy(r[2].status, "crashed");
   r[2].vs_baseline = 100;
   r[2].vs_reference = 100;
   r[2].decision_ms = 2;
-  r[2].ci_reference.verdict = 1; // not ok: never counted
+  r[2].ci_reference = (eval_interval){90, 110, 1}; // not ok: never counted
   // d: family unknown: reference only, compile +0%, size unknown.
   strcpy(r[3].status, "ok");
   r[3].ok = true;
   r[3].vs_reference = 1;
   r[3].compile_ratio = 1.0;
   r[3].decision_ms = 5;
-  r[3].ci_baseline.verdict = 1; // no baseline speedup (0): not counted
+  r[3].ci_baseline = (eval_interval){1, 1, 1}; // no baseline speedup (0):
+                                                // not counted
+  // and a speedup vs the reference without an interval: no verdict, so it
+  // is not counted as within noise either
 
   eval_agg a;
   eval_aggregate(r, 4, &a);
@@ -176,12 +179,13 @@ static void test_aggregate(void **state) {
   assert_float_equal(a.search_fraction_geo, 1.0, TOL);
   assert_float_equal(a.time_fraction_total, 0.2, TOL);
   assert_float_equal(a.time_fraction_median, 0.2, TOL);
-  // verdicts of ok rows with the speedup available: [faster, noise, slower]
+  // verdicts of ok rows with the speedup and its interval available:
+  // [faster, noise, slower]
   assert_int_equal(a.verdicts_baseline[0], 1); // a
   assert_int_equal(a.verdicts_baseline[1], 0);
   assert_int_equal(a.verdicts_baseline[2], 1); // b
   assert_int_equal(a.verdicts_reference[0], 1); // b (c crashed)
-  assert_int_equal(a.verdicts_reference[1], 2); // a, d
+  assert_int_equal(a.verdicts_reference[1], 1); // a (d has no interval)
   assert_int_equal(a.verdicts_reference[2], 0);
   assert_int_equal(a.verdicts_fixed[0], 1);
   assert_int_equal(a.verdicts_fixed[1], 1);

@@ -348,6 +348,20 @@ static void test_explain(void **state) {
                      MQSS_OK);
     assert_int_equal(n, 8);
     assert_true(prob > 0 && prob < 1);
+    // the op a decision would address: the matmul (the focus, tagged 2 as
+    // `mqss opt --tag` numbers it) for a schedule of its kind, none for STOP
+    int64_t op = -1;
+    char kind[64];
+    assert_int_equal(mqss_policy_explain_op(p, m, "register-tile-fma", &op,
+                                            kind, sizeof kind), MQSS_OK);
+    assert_int_equal(op, 2);
+    assert_string_equal(kind, "linalg.matmul");
+    assert_int_equal(mqss_policy_explain_op(p, m, "stop", &op, kind,
+                                            sizeof kind), MQSS_OK);
+    assert_int_equal(op, 0);
+    assert_string_equal(kind, "");
+    assert_int_equal(mqss_policy_explain_op(p, m, "no-such-action", &op, kind,
+                                            sizeof kind), MQSS_ERR_INVALID_ARG);
     // explain sees what selection's first decision sees: the module tagged
     assert_int_equal(mqss_module_tag_ops(m, NULL), MQSS_OK);
     policy_scratch sc = {0};
