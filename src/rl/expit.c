@@ -197,6 +197,55 @@ static mqss_status write_csv(expit *x, int rounds, double *elapsed_s) {
   return st;
 }
 
+// PPO iterations of round r: its metrics.csv's last iteration + 1 (0 when
+// it logged none).
+static long long round_iterations(const expit *x, int r) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/round_%d/metrics.csv", x->o->log_dir, r);
+  strbuf sb = {0};
+  long long n = 0;
+  if (sb_read_file(&sb, path) && sb.len > 0) {
+    size_t end = sb.len;
+    while (end > 0 && sb.data[end - 1] == '\n')
+      end--;
+    sb.data[end] = '\0';
+    const char *last = strrchr(sb.data, '\n');
+    double it = last ? row_field(last + 1, 0) : NAN;
+    n = isfinite(it) ? (long long)it + 1 : 0;
+  }
+  sb_free(&sb);
+  return n;
+}
+
+// Writes the model's weights to `path` with the run so far in the metadata:
+// its environment steps, the PPO iterations and time of the `rounds`
+// finished rounds (from their row.csv; a round resumed after a kill counts
+// from the resume), plus the time since `since_ms` of the round in progress
+// (0: none).
+static mqss_status export_weights(expit *x, int rounds, long long env_steps,
+                                  double since_ms, const char *path) {
+  double elapsed = 0;
+  mqss_status st = write_csv(x, rounds, &elapsed);
+  if (since_ms > 0)
+    elapsed += (now_ms() - since_ms) / 1e3;
+  long long iterations = 0;
+  for (int r = 0; r < rounds; r++)
+    iterations += round_iterations(x, r);
+  if (st == MQSS_OK)
+    st = train_export(x->s, x->o, x->ec->model, x->ec->catalog,
+                      train_setup_parent(x->setup), iterations, env_steps,
+                      elapsed, path);
+  return st;
+}
+
+// The run's result, LOGDIR/policy.safetensors: the last round's weights
+// (after its PPO) with the whole run in the metadata.
+static mqss_status export_result(expit *x, int rounds, long long env_steps,
+                                 char *out, size_t n) {
+  snprintf(out, n, "%.4000s/policy.safetensors", x->o->log_dir);
+  return export_weights(x, rounds, env_steps, 0, out);
+}
+
 // ----------------------------------------------------------------------------
 // a round
 
@@ -229,8 +278,7 @@ static mqss_status run_round(expit *x, int r, expit_winner *w,
   char start[4200];
   round_path(x, start, sizeof start, "start.safetensors");
   mqss_policy *pol = NULL;
-  st = train_export(x->s, x->o, m, x->ec->catalog,
-                    train_setup_parent(x->setup), r, *env_steps, 0, start);
+  st = export_weights(x, r, *env_steps, t0, start);
   if (st == MQSS_OK)
     st = mqss_policy_load(x->s, start, NULL, &pol);
   mqss_measure_options mo;
@@ -262,9 +310,7 @@ static mqss_status run_round(expit *x, int r, expit_winner *w,
     char clone[4200];
     round_path(x, clone, sizeof clone, "clone.safetensors");
     if (st == MQSS_OK)
-      st = train_export(x->s, x->o, m, x->ec->catalog,
-                        train_setup_parent(x->setup), r, *env_steps, 0,
-                        clone);
+      st = export_weights(x, r, *env_steps, t0, clone);
   }
   if (st != MQSS_OK)
     return st;
@@ -314,45 +360,6 @@ static mqss_status run_round(expit *x, int r, expit_winner *w,
   round_path(x, path, sizeof path, "row.csv");
   st = expit_write_atomic(x->s, path, row.data);
   sb_free(&row);
-  return st;
-}
-
-// PPO iterations of round r: its metrics.csv's last iteration + 1 (0 when
-// it logged none).
-static long long round_iterations(const expit *x, int r) {
-  char path[4200];
-  snprintf(path, sizeof path, "%s/round_%d/metrics.csv", x->o->log_dir, r);
-  strbuf sb = {0};
-  long long n = 0;
-  if (sb_read_file(&sb, path) && sb.len > 0) {
-    size_t end = sb.len;
-    while (end > 0 && sb.data[end - 1] == '\n')
-      end--;
-    sb.data[end] = '\0';
-    const char *last = strrchr(sb.data, '\n');
-    double it = last ? row_field(last + 1, 0) : NAN;
-    n = isfinite(it) ? (long long)it + 1 : 0;
-  }
-  sb_free(&sb);
-  return n;
-}
-
-// The run's result, LOGDIR/policy.safetensors: the last round's weights
-// (after its PPO) with the whole run in the metadata: its environment
-// steps, every round's PPO iterations and time (from its row.csv; a round
-// resumed after a kill counts from the resume).
-static mqss_status export_result(expit *x, int rounds, long long env_steps,
-                                 char *out, size_t n) {
-  double elapsed = 0;
-  mqss_status st = write_csv(x, rounds, &elapsed);
-  long long iterations = 0;
-  for (int r = 0; r < rounds; r++)
-    iterations += round_iterations(x, r);
-  snprintf(out, n, "%.4000s/policy.safetensors", x->o->log_dir);
-  if (st == MQSS_OK)
-    st = train_export(x->s, x->o, x->ec->model, x->ec->catalog,
-                      train_setup_parent(x->setup), iterations, env_steps,
-                      elapsed, out);
   return st;
 }
 

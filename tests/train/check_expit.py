@@ -289,6 +289,18 @@ def main():
               f"{meta['train_steps']}: want {m[-1]['env_steps']} env steps, {secs:.0f} s, "
               f"{iters} iterations")
         check(f"policy: {log}/policy.safetensors" in r.stdout, f"stdout: {r.stdout[-300:]}")
+        # round 1's clone: the run up to it (round 0 whole, then round 1's
+        # search and cloning), not zero time and the round's index
+        cmeta, _ = safetensors(os.path.join(log, "round_1", "clone.safetensors"))
+        chead = re.match(r"\S+ \((\d+) env steps, (\d+) s\)", cmeta["train_config"])
+        r0_iters = int(safetensors(os.path.join(log, "round_0", "policy.safetensors"))[0]
+                       ["train_steps"])
+        check(chead and int(chead.group(1)) == int(m[0]["env_steps"]) and
+              int(chead.group(2)) >= int(float(m[0]["elapsed_s"])) and
+              int(chead.group(2)) <= secs + 1 and int(cmeta["train_steps"]) == r0_iters,
+              f"round 1's clone metadata {cmeta['train_config'][:80]!r}, train_steps "
+              f"{cmeta['train_steps']}: want {m[0]['env_steps']} env steps, between "
+              f"{float(m[0]['elapsed_s']):.0f} and {secs:.0f} s, {r0_iters} iterations")
 
     # 2. the clone reproduces the searched pipelines
     for rnd in (0, 1):
