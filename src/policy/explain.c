@@ -72,33 +72,28 @@ static int by_weight(const void *x, const void *y) {
   return a->index - b->index;
 }
 
-// The catalog index of `action` in p's catalog, or -1 with the error set.
-static int resolve_action(const mqss_policy *p, mqss_session *s,
-                          const char *action) {
-  int ci = find_action(p->catalog, action);
-  if (ci < 0)
-    fail(s, MQSS_ERR_INVALID_ARG, "explain: no action '%s' in the "
-         "policy's catalog (the %d actions it was trained with; a "
-         "catalog may append more, which this policy cannot choose); "
-         "run 'mqss catalog' for the names", action,
-         mqss_catalog_size(p->catalog));
-  return ci;
-}
-
-// The module selection's first decision sees: `module` itself when it is
-// tagged already, else a tagged copy in *tagged (select.c). NULL when out
-// of memory (the error set).
-static const mqss_module *tagged_view(const mqss_module *module,
-                                      mqss_module **tagged) {
+// What both explanations start from: `action`'s index in p's catalog in
+// *ci, and in *module the module selection's first decision sees (itself
+// when tagged already, else a tagged copy, also in *tagged for the caller to
+// destroy; NULL otherwise). Errors go to the module's session.
+static mqss_status explain_start(const mqss_policy *p, const char *action,
+                                 const mqss_module **module, int *ci,
+                                 mqss_module **tagged) {
+  mqss_session *s = mqss_module_session(*module);
   *tagged = NULL;
-  if (!linalg_needs_tags(mlirModuleGetOperation(module->mod)))
-    return module;
-  if (!(*tagged = mqss_module_clone(module))) {
-    fail(mqss_module_session(module), MQSS_ERR_NOMEM, "out of memory");
-    return NULL;
-  }
+  if ((*ci = find_action(p->catalog, action)) < 0)
+    return fail(s, MQSS_ERR_INVALID_ARG, "explain: no action '%s' in the "
+                "policy's catalog (the %d actions it was trained with; a "
+                "catalog may append more, which this policy cannot choose); "
+                "run 'mqss catalog' for the names", action,
+                mqss_catalog_size(p->catalog));
+  if (!linalg_needs_tags(mlirModuleGetOperation((*module)->mod)))
+    return MQSS_OK;
+  if (!(*tagged = mqss_module_clone(*module)))
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
   linalg_tag_once(mlirModuleGetOperation((*tagged)->mod));
-  return *tagged;
+  *module = *tagged;
+  return MQSS_OK;
 }
 
 mqss_status mqss_policy_explain_op(const mqss_policy *p,
@@ -112,12 +107,11 @@ mqss_status mqss_policy_explain_op(const mqss_policy *p,
     return fail(s, MQSS_ERR_INVALID_ARG, "explain: bad argument");
   *op = 0;
   kind[0] = '\0';
-  int ci = resolve_action(p, s, action);
-  if (ci < 0)
-    return MQSS_ERR_INVALID_ARG;
+  int ci;
   mqss_module *tagged;
-  if (!(module = tagged_view(module, &tagged)))
-    return MQSS_ERR_NOMEM;
+  mqss_status st = explain_start(p, action, &module, &ci, &tagged);
+  if (st != MQSS_OK)
+    return st;
   linalg_focus f;
   linalg_focus_find(mlirModuleGetOperation(module->mod), &f);
   *op = focus_target(mqss_catalog_action(p->catalog, ci), &f);
@@ -137,14 +131,13 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
   if (!p || !action || !n_out || top_k < 0 || (top_k > 0 && !out))
     return fail(s, MQSS_ERR_INVALID_ARG, "explain: bad argument");
   *n_out = 0;
-  int ci = resolve_action(p, s, action);
-  if (ci < 0)
-    return MQSS_ERR_INVALID_ARG;
+  int ci;
   mqss_module *tagged;
-  if (!(module = tagged_view(module, &tagged)))
-    return MQSS_ERR_NOMEM;
+  mqss_status rc = explain_start(p, action, &module, &ci, &tagged);
+  if (rc != MQSS_OK)
+    return rc;
   policy_scratch sc = {0};
-  mqss_status rc = policy_forward(p, module, NULL, 0, NULL, false, &sc);
+  rc = policy_forward(p, module, NULL, 0, NULL, false, &sc);
   if (rc != MQSS_OK) {
     policy_scratch_free(&sc);
     mqss_module_destroy(tagged);
