@@ -176,6 +176,9 @@ int catalog_prefix_with_hash(const mqss_catalog *c, uint64_t hash);
 void catalog_truncate(mqss_catalog *c, int n);
 // The top-level func.func of `m` whose sym_name is `name`, or a null op.
 MlirOperation find_function(const mqss_module *m, const char *name);
+// Where decision d acts on m: its target function, or the module op when it
+// has none; a null op when the target function is missing.
+MlirOperation decision_scope(const mqss_module *m, const mqss_decision *d);
 // False when applying decision d to m would be refused for its parameters
 // (a schedule's sizes that do not divide their loops, or a vector over the
 // bound), with the reason in why (why_len bytes, may be NULL). True for

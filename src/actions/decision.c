@@ -154,6 +154,11 @@ MlirOperation find_function(const mqss_module *m, const char *name) {
   return (MlirOperation){NULL};
 }
 
+MlirOperation decision_scope(const mqss_module *m, const mqss_decision *d) {
+  return d->target ? find_function(m, d->target)
+                   : mlirModuleGetOperation(m->mod);
+}
+
 static mqss_status run_on_function(mqss_module *m, MlirOperation fn,
                                    const char *text, const char *target) {
   mqss_session *s = m->session;
@@ -182,8 +187,7 @@ bool decision_matches_nothing(const mqss_module *m, const mqss_catalog *c,
   const mqss_action *a = m && d ? mqss_catalog_action(c, d->action) : NULL;
   if (!a || !a->n_steps || !a->n_ops)
     return false;
-  MlirOperation scope = d->target ? find_function(m, d->target)
-                                  : mlirModuleGetOperation(m->mod);
+  MlirOperation scope = decision_scope(m, d);
   return !mlirOperationIsNull(scope) &&
          linalg_for_each(scope, a->ops, a->n_ops, d->op, stop_walk, NULL);
 }
@@ -193,8 +197,7 @@ bool decision_fits(const mqss_module *m, const mqss_catalog *c,
   const mqss_action *a = m && d ? mqss_catalog_action(c, d->action) : NULL;
   if (!a || !a->n_steps)
     return true;
-  MlirOperation scope = d->target ? find_function(m, d->target)
-                                  : mlirModuleGetOperation(m->mod);
+  MlirOperation scope = decision_scope(m, d);
   return !mlirOperationIsNull(scope) &&
          schedule_applies(scope, a, d, d->op, why, why_len);
 }
@@ -208,8 +211,7 @@ bool decision_fits(const mqss_module *m, const mqss_catalog *c,
 static mqss_status apply_schedule(mqss_module *m, const mqss_action *a,
                                   const mqss_decision *d) {
   mqss_session *s = m->session;
-  MlirOperation scope = d->target ? find_function(m, d->target)
-                                  : mlirModuleGetOperation(m->mod);
+  MlirOperation scope = decision_scope(m, d);
   diag_reset(s, m->name);
   if (mlirOperationIsNull(scope))
     return fail(s, MQSS_ERR_INVALID_ARG, "'%s' has no function @%s to scope "

@@ -69,8 +69,7 @@ int64_t decision_focus(const mqss_module *m, const mqss_catalog *c,
   const mqss_action *a = m && d ? mqss_catalog_action(c, d->action) : NULL;
   if (!a || !a->n_steps || !a->n_ops)
     return 0;
-  MlirOperation scope = d->target ? find_function(m, d->target)
-                                  : mlirModuleGetOperation(m->mod);
+  MlirOperation scope = decision_scope(m, d);
   if (mlirOperationIsNull(scope))
     return 0;
   linalg_focus f;

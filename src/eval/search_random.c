@@ -89,8 +89,10 @@ static void sample_child(void *arg, int fd) {
   child_limits_apply(&(child_limits){c->opts->measure.timeout_ms,
                                      c->opts->measure.mem_limit_mb, -1});
   int null_fd = open("/dev/null", O_WRONLY);
-  if (null_fd >= 0)
+  if (null_fd >= 0) {
     dup2(null_fd, 2);
+    close(null_fd);
+  }
   const mqss_catalog *cat = c->catalog;
   int n_actions = mqss_catalog_size(cat);
   uint8_t *mask = malloc((size_t)n_actions);   // (n_actions)
@@ -229,7 +231,7 @@ mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at) {
                 "search: cannot format a candidate pipeline");
       break;
     }
-    st = search_eval(c, text, d, n, &idx);
+    st = search_eval(c, "random", text, d, n, &idx);
     free(text);
     if (st != MQSS_OK)
       break;
