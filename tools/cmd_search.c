@@ -12,7 +12,7 @@
 // flags
 
 typedef struct {
-  const char *file, *catalog;
+  const char *file, *catalog, *policy;
   bool json, verbose, trace;
   check_cli check; // --skip-output, --ignore-schedule
   mqss_search_options o;
@@ -35,6 +35,7 @@ static bool parse_args(int argc, char **argv, search_args *a) {
     INT_FLAG("--repeat", 1, 1000000, measure.repeat)
     INT_FLAG("--timeout", 1, 86400000, measure.timeout_ms)
     INT_FLAG("--pin", 0, 4095, measure.cpu)
+    INT_FLAG("--proposals", 0, 1000, proposals)
 #undef INT_FLAG
     if (!strcmp(f, "--method")) {
       NEED_VALUE
@@ -42,10 +43,15 @@ static bool parse_args(int argc, char **argv, search_args *a) {
         a->o.method = MQSS_SEARCH_RANDOM;
       else if (!strcmp(v, "greedy"))
         a->o.method = MQSS_SEARCH_GREEDY;
+      else if (!strcmp(v, "policy"))
+        a->o.method = MQSS_SEARCH_POLICY;
       else {
-        cli_error("search: --method expects random or greedy, got '%s'", v);
+        cli_error("search: --method expects random, greedy or policy, got "
+                  "'%s'", v);
         return false;
       }
+    } else if (!strcmp(f, "--policy")) {
+      NEED_VALUE a->policy = v;
     } else if (!strcmp(f, "--seed")) {
       NEED_VALUE a->o.seed = strtoull(v, NULL, 0);
     } else if (!strcmp(f, "--min-gain")) {
@@ -56,6 +62,8 @@ static bool parse_args(int argc, char **argv, search_args *a) {
       NEED_VALUE a->o.measure.entry = v;
     } else if (!strcmp(f, "--catalog")) {
       NEED_VALUE a->catalog = v;
+    } else if (!strcmp(f, "--no-explore")) {
+      a->o.explore = 0;
     } else if (!strcmp(f, "--kind-wide")) {
       a->o.kind_wide = 1;
     } else if (!strcmp(f, "--no-code-size")) {
@@ -85,6 +93,12 @@ static bool parse_args(int argc, char **argv, search_args *a) {
               "--budget N FILE");
     return false;
   }
+  if ((a->o.method == MQSS_SEARCH_POLICY) != (a->policy != NULL)) {
+    cli_error(a->policy ? "search: --policy needs --method policy"
+                        : "search: --method policy needs --policy FILE (e.g. "
+                          "models/default.safetensors)");
+    return false;
+  }
   check_cli_apply(&a->check, &a->o.measure);
   return true;
 }
@@ -94,8 +108,8 @@ static bool parse_args(int argc, char **argv, search_args *a) {
 
 // Prints one evaluation to `user` (a FILE *; stderr when NULL).
 static void progress(const mqss_search_eval *e, void *user) {
-  fprintf(user ? (FILE *)user : stderr, "eval %3d  %-13s %s run_ms %9.4f  best #%d %.4f  %s\n",
-          e->index, mqss_measure_status_name(e->status),
+  fprintf(user ? (FILE *)user : stderr, "eval %3d  %-9s %-13s %s run_ms %9.4f  best #%d %.4f  %s\n",
+          e->index, e->source, mqss_measure_status_name(e->status),
           e->cached ? "cached" : "      ", e->run_ms, e->best_index,
           e->best_run_ms, e->pipeline[0] ? e->pipeline : "(empty)");
 }
@@ -106,6 +120,7 @@ static cJSON *eval_json(const mqss_search_eval *e) {
   cJSON_AddStringToObject(j, "pipeline", e->pipeline);
   cJSON_AddNumberToObject(j, "decisions", e->n_decisions);
   cJSON_AddStringToObject(j, "status", mqss_measure_status_name(e->status));
+  cJSON_AddStringToObject(j, "source", e->source);
   cJSON_AddBoolToObject(j, "cached", e->cached);
   cJSON_AddNumberToObject(j, "run_ms", e->run_ms);
   cJSON_AddNumberToObject(j, "compile_ms", e->compile_ms);
@@ -254,13 +269,19 @@ int cmd_search(int argc, char **argv) {
   int rc = 0;
   mqss_module *m = NULL;
   mqss_catalog *cat = NULL;
+  mqss_policy *p = NULL;
   mqss_search_result r = {0};
+  mqss_policy_options po;
+  mqss_policy_options_init(&po);
+  po.catalog_path = a.catalog;
   if (cli_parse_module(s, a.file, &m) != MQSS_OK ||
-      mqss_catalog_load(s, a.catalog, &cat) != MQSS_OK) {
+      (a.policy ? mqss_policy_load(s, a.policy, &po, &p)
+                : mqss_catalog_load(s, a.catalog, &cat)) != MQSS_OK) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto done;
   }
-  if (mqss_search(m, cat, &a.o, &r) != MQSS_OK) {
+  a.o.policy = p; // the search's catalog is the one the policy is bound to
+  if (mqss_search(m, p ? mqss_policy_catalog(p) : cat, &a.o, &r) != MQSS_OK) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto done;
   }
@@ -275,6 +296,7 @@ int cmd_search(int argc, char **argv) {
   }
 done:
   mqss_search_result_free(&r);
+  mqss_policy_destroy(p);
   mqss_catalog_destroy(cat);
   mqss_module_destroy(m);
   mqss_session_destroy(s);

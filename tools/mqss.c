@@ -195,9 +195,10 @@ static const cli_command commands[] = {
      "  --catalog PATH     action catalog (default data/catalog.yaml)\n"
      "  --json             print JSON\n",
      cmd_rollout},
-    {"search", "random or greedy search for the fastest correct pipeline",
+    {"search", "random, greedy or policy-guided search for the fastest correct pipeline",
      "usage: mqss search --method random|greedy --budget N FILE [--seed S]\n"
      "                   [--max-len L] [--json] [--cache PATH] [--repeat R]\n"
+     "       mqss search --method policy --policy FILE.safetensors ... FILE\n"
      "\n"
      "Searches sequences of catalog actions (only those the safety mask allows\n"
      "on the current IR) and measures each candidate pipeline on FILE with the\n"
@@ -210,9 +211,16 @@ static const cli_command commands[] = {
      "candidates, evaluations, failures by status and wall time. See\n"
      "docs/SEARCH.md.\n"
      "\n"
-     "  --method M        random (default) or greedy\n"
+     "  --method M        random (default), greedy, or policy: the policy's\n"
+     "                    proposals, then greedy steps from the best so far,\n"
+     "                    mutations of it and random sequences (expert\n"
+     "                    iteration's search)\n"
+     "  --policy FILE     the guiding policy of --method policy\n"
+     "  --proposals K     distinct policy proposals at most (default 8)\n"
+     "  --no-explore      policy: only the proposals, no greedy, mutation or\n"
+     "                    random candidates\n"
      "  --budget N        evaluations at most, evaluation 0 included (default 50)\n"
-     "  --seed S          seed of random search (default 1)\n"
+     "  --seed S          seed of the random draws (default 1)\n"
      "  --max-len L       decisions per sequence at most (default 16)\n"
      "  --kind-wide       schedule decisions address every op of their kinds,\n"
      "                    not the focus op: the winner replays on other modules\n"

@@ -1287,8 +1287,10 @@ mqss_status mqss_policy_explain_op(const mqss_policy *policy,
 ///  - POLICY: policy-guided (needs mqss_search_options.policy): first the
 ///    `prior` sequence, then up to `proposals` distinct proposals of the
 ///    policy (its greedy choice, then sampled selections); with `explore`,
-///    the rest of the budget goes half to greedy steps from the best sequence
-///    so far and half to random sequences. Used by expert iteration and by
+///    the rest of the budget goes in thirds to greedy steps from the best
+///    sequence so far, to mutations of the best so far (one step's parameter
+///    redrawn, or the step dropped) and to random sequences. Used by expert
+///    iteration, by `mqss search --method policy` and (without `explore`) by
 ///    mqss_policy_select_budget().
 typedef enum {
   MQSS_SEARCH_RANDOM = 0,
@@ -1303,6 +1305,10 @@ const char *mqss_search_method_name(mqss_search_method method);
 /// candidate counts, cache hits included (flagged by `cached`).
 typedef struct {
   int index;                  ///< 0-based; evaluation 0 is the empty pipeline
+  const char *source;         ///< what proposed it: "reference" (evaluation 0),
+                              ///< "random", "greedy", or for POLICY "prior",
+                              ///< "proposal", "greedy", "mutation", "random"
+                              ///< (static storage)
   char *pipeline;             ///< "builtin.module(...)" or "" (owned by the result)
   int n_decisions;            ///< decisions in the sequence (STOP excluded)
   mqss_measure_status status; ///< outcome; only OK candidates can be best
@@ -1346,7 +1352,8 @@ typedef struct {
                                 ///< catalog must be `catalog`); NULL otherwise
   int proposals;                ///< POLICY: distinct policy proposals at most (default 8)
   int explore;                  ///< POLICY: nonzero: spend the budget left after the
-                                ///< proposals on greedy and random steps (default 1)
+                                ///< proposals on greedy steps, mutations and random
+                                ///< sequences (default 1)
   const mqss_decision *prior;   ///< POLICY: a sequence measured first (e.g. an
                                 ///< earlier winner), borrowed; NULL = none
   int n_prior;                  ///< length of prior

@@ -127,17 +127,41 @@ int search_cap(const search_ctx *c) {
   return c->opts->max_len * (1 + DECISION_MAX_REPEATS);
 }
 
+bool search_is_repeat(const mqss_decision *d, int i) {
+  return i > 0 && d[i].op && d[i - 1].op && d[i].action == d[i - 1].action &&
+         !memcmp(d[i].u, d[i - 1].u, sizeof d[i].u);
+}
+
 int search_steps(const mqss_decision *d, int n) {
   int steps = 0;
   for (int i = 0; i < n; i++)
-    steps += !(i > 0 && d[i].op && d[i - 1].op &&
-               d[i].action == d[i - 1].action &&
-               !memcmp(d[i].u, d[i - 1].u, sizeof d[i].u));
+    steps += !search_is_repeat(d, i);
   return steps;
 }
 
 bool search_better(const search_ctx *c, double cand, double best) {
   return cand > 0 && cand < best * (1.0 - c->opts->min_gain);
+}
+
+mqss_status search_try(search_ctx *c, const char *source,
+                       const mqss_decision *d, int n, bool *measured) {
+  *measured = false;
+  char *text = search_join(c->catalog, d, n);
+  if (!text)
+    return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
+                "search: cannot format a candidate pipeline");
+  mqss_status st = MQSS_OK;
+  if (!search_seen(c, text)) {
+    int idx;
+    st = search_eval(c, source, text, d, n, &idx);
+    if (st == MQSS_OK) {
+      search_offer_best(c, idx);
+      search_eval_done(c, idx);
+      *measured = true;
+    }
+  }
+  free(text);
+  return st;
 }
 
 bool search_seen(const search_ctx *c, const char *pipeline) {
@@ -155,7 +179,7 @@ void search_offer_best(search_ctx *c, int index) {
     search_set_best(c, index);
 }
 
-mqss_status search_eval(search_ctx *c, const char *pipeline,
+mqss_status search_eval(search_ctx *c, const char *source, const char *pipeline,
                         const mqss_decision *d, int n_decisions, int *index) {
   mqss_search_result *out = c->out;
   if (out->n_trace == c->cap_trace) {
@@ -179,6 +203,7 @@ mqss_status search_eval(search_ctx *c, const char *pipeline,
   if (n_decisions > 0)
     memcpy(e->decisions, d, (size_t)n_decisions * sizeof *d);
   e->index = out->n_trace++;
+  e->source = source;
   e->n_decisions = n_decisions;
   mqss_measure_options mo = c->opts->measure;
   mo.pipeline = e->pipeline;
@@ -366,7 +391,7 @@ mqss_status mqss_search(mqss_module *module, const mqss_catalog *catalog,
                   .out = out, .t0_ms = now_ms()};
   out->method = opts->method;
   int idx;
-  if ((st = search_eval(&c, "", NULL, 0, &idx)) != MQSS_OK)
+  if ((st = search_eval(&c, "reference", "", NULL, 0, &idx)) != MQSS_OK)
     goto done;
   const mqss_search_eval *ref = &out->trace[0];
   if (ref->status != MQSS_MEASURE_OK) {

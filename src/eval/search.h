@@ -43,14 +43,20 @@ bool search_budget_left(const search_ctx *c);
 
 // Measures `pipeline` ("" = empty) on the original module as the next
 // evaluation and appends it to the trace (status, cached, failure counts),
-// with a copy of its decisions d[0..n_decisions). Stores its index in
+// with a copy of its decisions d[0..n_decisions) and what proposed it
+// (`source`, static storage: mqss_search_eval.source). Stores its index in
 // *index. Returns MQSS_OK, or the harness error of mqss_measure (session
 // message set) or MQSS_ERR_NOMEM.
-mqss_status search_eval(search_ctx *c, const char *pipeline,
+mqss_status search_eval(search_ctx *c, const char *source, const char *pipeline,
                         const mqss_decision *d, int n_decisions, int *index);
 
 // True when `pipeline` was evaluated already.
 bool search_seen(const search_ctx *c, const char *pipeline);
+// Measures decisions d[0..n) (search_eval, proposed by `source`) unless
+// their pipeline was measured already, and offers the result as the best.
+// *measured tells whether it was measured.
+mqss_status search_try(search_ctx *c, const char *source,
+                       const mqss_decision *d, int n, bool *measured);
 
 // Makes evaluation `index` (which must be OK) the best.
 void search_set_best(search_ctx *c, int index);
@@ -70,6 +76,9 @@ int search_cap(const search_ctx *c);
 // The steps among decisions d[0..n): those that do not repeat the one
 // before (the same action and parameters, both addressing one op).
 int search_steps(const mqss_decision *d, int n);
+// True when d[i] repeats d[i - 1]: the same action and parameters, both
+// addressing one op (so it belongs to d[i - 1]'s step).
+bool search_is_repeat(const mqss_decision *d, int i);
 
 // True when run time `cand` beats `best` by more than min_gain.
 bool search_better(const search_ctx *c, double cand, double best);
@@ -93,6 +102,17 @@ mqss_status search_policy(search_ctx *c);
 mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at);
 mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
                                int n, int stop_at);
+// Mutations of the best sequence (search_mutate.c). search_mutate writes to
+// out a copy of best[0..n) with one step, drawn uniformly, changed: one
+// parameter redrawn uniform in [-1, 1] on the step's decision and all its
+// repeats, or the step dropped (always for a step without parameters);
+// returns the copy's length, -1 when best has no step. search_mutate_until
+// measures mutations of the current best while the trace is shorter than
+// `stop_at` (and the budget lasts), drawing from `seed`; it stops early when
+// the best is the empty pipeline or 16 draws in a row were measured already.
+int search_mutate(const mqss_catalog *catalog, const mqss_decision *best,
+                  int n, search_rng *rng, mqss_decision *out);
+mqss_status search_mutate_until(search_ctx *c, uint64_t seed, int stop_at);
 
 // Greedy's schedule candidates (search_random.c, in the same child as the
 // random sequences): `first`, a decision that fits `cur`, followed by its

@@ -107,7 +107,7 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
                 "search: cannot format a candidate pipeline");
   }
   if (st == MQSS_OK)
-    st = search_eval(c, text, s->seq, s->len + n, &idx);
+    st = search_eval(c, "greedy", text, s->seq, s->len + n, &idx);
   if (n > 1)
     free(text);
   if (st != MQSS_OK)

@@ -5,8 +5,11 @@
 //   2. the policy's own proposals: its greedy choice, then selections sampled
 //      with seeds seed+1, seed+2, ..., until `proposals` distinct pipelines
 //      (or four times as many draws) have been measured;
-//   3. with `explore`, half of the budget left goes to greedy steps that
-//      extend the best sequence so far, the other half to random sequences.
+//   3. with `explore`, the budget left goes in thirds to greedy steps that
+//      extend the best sequence so far, to mutations of the best so far
+//      (one step's parameter redrawn or the step dropped, search_mutate.c)
+//      and to random sequences; a part that ends early leaves its share to
+//      the next.
 // The best is the fastest correct candidate that beats the reference by
 // min_gain (greedy steps: that beats the best so far by min_gain); search.c
 // then confirms it by re-measurement. It does not measure anything itself.
@@ -14,28 +17,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-// Measures decisions d[0..n) unless their pipeline was measured already.
-static mqss_status try_sequence(search_ctx *c, const mqss_decision *d, int n,
-                                bool *measured) {
-  *measured = false;
-  char *text = search_join(c->catalog, d, n);
-  if (!text)
-    return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
-                "search: cannot format a candidate pipeline");
-  mqss_status st = MQSS_OK;
-  if (!search_seen(c, text)) {
-    int idx;
-    st = search_eval(c, text, d, n, &idx);
-    if (st == MQSS_OK) {
-      search_offer_best(c, idx);
-      search_eval_done(c, idx);
-      *measured = true;
-    }
-  }
-  free(text);
-  return st;
-}
 
 // The policy's proposals (step 2).
 static mqss_status proposals(search_ctx *c) {
@@ -68,7 +49,7 @@ static mqss_status proposals(search_ctx *c) {
     for (int i = 0; i < n; i++)
       d[i] = *mqss_selection_decision(sel, i);
     bool measured;
-    st = try_sequence(c, d, n, &measured);
+    st = search_try(c, "proposal", d, n, &measured);
     free(d);
     mqss_selection_destroy(sel);
     if (st != MQSS_OK)
@@ -83,7 +64,7 @@ mqss_status search_policy(search_ctx *c) {
   bool measured;
   mqss_status st = MQSS_OK;
   if (o->n_prior > 0 && search_budget_left(c))
-    st = try_sequence(c, o->prior,
+    st = search_try(c, "prior", o->prior,
                       o->n_prior < search_cap(c) ? o->n_prior : search_cap(c),
                       &measured);
   if (st == MQSS_OK)
@@ -100,8 +81,12 @@ mqss_status search_policy(search_ctx *c) {
   if (n > 0)
     memcpy(start, best->decisions, (size_t)n * sizeof *start);
   int left = o->budget - c->out->n_trace;
-  st = search_greedy_from(c, start, n, c->out->n_trace + (left + 1) / 2);
+  st = search_greedy_from(c, start, n, c->out->n_trace + (left + 2) / 3);
   free(start);
+  if (st == MQSS_OK) {
+    left = o->budget - c->out->n_trace;
+    st = search_mutate_until(c, o->seed, c->out->n_trace + (left + 1) / 2);
+  }
   if (st == MQSS_OK)
     st = search_random_until(c, o->seed, 0);
   return st;

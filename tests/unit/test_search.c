@@ -3,7 +3,8 @@
 // (every candidate counts, cache hits flagged and counted), the budget,
 // determinism of the candidates for a seed, and failed candidates (a known
 // miscompile and an unknown pass, from a tiny test catalog) counted by
-// status and never chosen as best.
+// status and never chosen as best; the policy-guided search's mutations of
+// the best sequence.
 // search.h first: cmocka's fail() macro would clash with internal.h's fail().
 #include "eval/search.h"
 
@@ -92,6 +93,9 @@ static void check_consistent(const mqss_search_result *r, int budget) {
   assert_int_equal(r->evaluations, r->n_trace);
   assert_true(r->evaluations >= 1 && r->evaluations <= budget);
   assert_string_equal(r->trace[0].pipeline, "");
+  assert_string_equal(r->trace[0].source, "reference");
+  for (int i = 1; i < r->n_trace; i++) // the method that proposed it
+    assert_string_equal(r->trace[i].source, mqss_search_method_name(r->method));
   int hits = 0, failures = 0, by_status[MQSS_SEARCH_STATUS_SLOTS] = {0};
   for (int i = 0; i < r->n_trace; i++) {
     const mqss_search_eval *e = &r->trace[i];
@@ -363,6 +367,77 @@ static void test_greedy_repeats_schedule(void **state) {
   mqss_module_destroy(m);
 }
 
+// ----------------------------------------------------------------------------
+// mutations of the best sequence (policy-guided search)
+
+// A three-step sequence: register-tile-fma on op 2 and its repeat on op 5,
+// cse, affine-tile. Each mutation changes exactly one step: one parameter
+// of it (on the decision and its repeat alike), or drops it whole.
+static void test_mutate_changes_one_step(void **state) {
+  fixture *f = *state;
+  mqss_catalog *cat = load_catalog(f->s, NULL);
+  int rt = mqss_catalog_find(cat, "register-tile-fma");
+  int cse = mqss_catalog_find(cat, "cse");
+  int tile = mqss_catalog_find(cat, "affine-tile");
+  assert_true(rt >= 0 && cse >= 0 && tile >= 0);
+  assert_true(mqss_catalog_action(cat, rt)->n_params == 4);
+  assert_true(mqss_catalog_action(cat, tile)->n_params >= 1);
+  const mqss_decision best[4] = {
+      {.action = rt, .op = 2, .u = {0.5f, -0.5f, 0.25f, 1.0f}},
+      {.action = rt, .op = 5, .u = {0.5f, -0.5f, 0.25f, 1.0f}},
+      {.action = cse},
+      {.action = tile, .u = {-0.75f}},
+  };
+  assert_int_equal(search_steps(best, 4), 3);
+  search_rng rng = {.s = 7};
+  int dropped[3] = {0}, changed[3] = {0};
+  for (int k = 0; k < 300; k++) {
+    mqss_decision out[4];
+    int n = search_mutate(cat, best, 4, &rng, out);
+    if (n == 4) { // a parameter of the tile step or of the register tiles
+      int diff = 0, where = -1;
+      for (int i = 0; i < 4; i++)
+        for (int p = 0; p < MQSS_MAX_PARAMS; p++)
+          if (out[i].u[p] != best[i].u[p]) {
+            diff++;
+            where = i;
+            assert_true(out[i].u[p] >= -1.0f && out[i].u[p] <= 1.0f);
+          }
+      assert_int_equal(out[0].action, rt);
+      if (diff == 0)
+        continue; // the same value drawn again
+      if (where <= 1) { // the repeat changes with its decision
+        assert_int_equal(diff, 2);
+        assert_memory_equal(out[0].u, out[1].u, sizeof out[0].u);
+        assert_int_equal(out[1].op, 5);
+        changed[0]++;
+      } else {
+        assert_int_equal(where, 3);
+        assert_int_equal(diff, 1);
+        changed[2]++;
+      }
+    } else if (n == 3) { // cse (step 1) or affine-tile (step 2) dropped
+      assert_memory_equal(out, best, 2 * sizeof *out);
+      if (out[2].action == tile) {
+        dropped[1]++;
+      } else {
+        assert_int_equal(out[2].action, cse);
+        dropped[2]++;
+      }
+    } else { // the register tiles dropped, with their repeat
+      assert_int_equal(n, 2);
+      assert_memory_equal(out, best + 2, 2 * sizeof *out);
+      dropped[0]++;
+    }
+  }
+  // Every step was dropped at some point, and both parametric steps changed;
+  // cse (no parameter) is only ever dropped.
+  assert_true(dropped[0] > 0 && dropped[1] > 0 && dropped[2] > 0);
+  assert_true(changed[0] > 0 && changed[2] > 0);
+  assert_int_equal(search_mutate(cat, best, 0, &rng, NULL), -1);
+  mqss_catalog_destroy(cat);
+}
+
 static void test_bad_options(void **state) {
   fixture *f = *state;
   mqss_module *m = parse_path(f->s, INPUTS "search_matmul.mlir");
@@ -386,6 +461,7 @@ int main(void) {
       T(test_random_repeats_schedule),
       T(test_greedy_failures),
       T(test_greedy_repeats_schedule),
+      T(test_mutate_changes_one_step),
       T(test_bad_options),
 #undef T
   };
