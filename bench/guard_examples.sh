@@ -74,8 +74,8 @@ for f, family in rows:
     print(f"{f:48} {family:12} {'baseline' if used.group(1) == 'baseline' else 'policy':8} "
           f"{hl:7.3f}x [{lo:6.3f}, {hi:6.3f}] {secs:8.1f}{'  (baseline failed: vs reference)' if vs != base else ''}")
     if hi < 1 / 1.02:  # below its baseline: why the guard kept the selection
-        why = re.search(r"^guard: (?!baseline pipeline|selected pipeline)(.*)$", g.stderr, re.M)
-        print(f"  guard: {why.group(1) if why else g.stderr.strip()[-300:]}")
+        why = [l for l in g.stderr.splitlines() if l.strip() and not used.re.match(l)]
+        print("\n".join(f"  {l}" for l in why[-3:]) or "  (the guard said nothing more)")
 g = math.exp(sum(map(math.log, speedups)) / len(speedups)) if speedups else float("nan")
 print(f"\ngeomean vs the family baselines: {g:.3f}x ({len(speedups)} modules); "
       f"confirmed below a baseline: {below}")
