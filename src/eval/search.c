@@ -71,6 +71,10 @@ double search_rng_uniform(search_rng *r) {
   return (double)(search_rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
 }
 
+float search_rng_param(search_rng *r) {
+  return (float)(2.0 * search_rng_uniform(r) - 1.0);
+}
+
 int search_rng_below(search_rng *r, int n) {
   int k = (int)(search_rng_uniform(r) * n);
   return k >= n ? n - 1 : k;

@@ -21,6 +21,8 @@ typedef struct {
 uint64_t search_rng_u64(search_rng *r);
 // Uniform on [0, 1).
 double search_rng_uniform(search_rng *r);
+// A raw action parameter, uniform in [-1, 1).
+float search_rng_param(search_rng *r);
 // Uniform integer in [0, n), n >= 1.
 int search_rng_below(search_rng *r, int n);
 

@@ -37,7 +37,7 @@ int search_mutate(const mqss_catalog *catalog, const mqss_decision *best,
     return n - (e - b);
   }
   int p = search_rng_below(rng, a->n_params);
-  float u = (float)(2.0 * search_rng_uniform(rng) - 1.0);
+  float u = search_rng_param(rng);
   memcpy(out, best, (size_t)n * sizeof *out);
   for (int k = b; k < e; k++)
     out[k].u[p] = u;

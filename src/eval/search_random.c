@@ -73,7 +73,7 @@ static bool draw(const search_ctx *c, const mqss_module *cur,
   *d = (mqss_decision){.action = allowed[search_rng_below(rng, n)]};
   const mqss_action *act = mqss_catalog_action(cat, d->action);
   for (int p = 0; p < act->n_params; p++)
-    d->u[p] = (float)(2.0 * search_rng_uniform(rng) - 1.0);
+    d->u[p] = search_rng_param(rng);
   d->op = search_focus(c, cur, d); // the per-op rule
   return true;
 }
