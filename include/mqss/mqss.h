@@ -1394,7 +1394,9 @@ typedef struct {
   /// re-measured with mqss_measure_vs(A = candidate, B = "") and
   /// confirm_pairs interleaved pairs. The winner is the candidate with the
   /// largest Hodges-Lehmann speedup among those whose whole interval clears
-  /// 1 + min_gain. confirmed_speedup is the winner's speedup; 1 when no
+  /// 1 + min_gain, or of the confirmed ones level with it (intervals
+  /// overlapping) the one whose search measurement compiled fastest.
+  /// confirmed_speedup is the winner's speedup; 1 when no
   /// candidate is confirmed ("no confirmed speedup": the reference stands)
   /// or there was nothing to confirm; 0 when the confirmation was skipped
   /// (confirm_pairs 0) or every paired measurement failed.

@@ -155,7 +155,7 @@ mqss_status search_try(search_ctx *c, const char *source,
     return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
                 "search: cannot format a candidate pipeline");
   mqss_status st = MQSS_OK;
-  if (!search_seen(c, text)) {
+  if (search_find(c, text) < 0) {
     int idx;
     st = search_eval(c, source, text, d, n, &idx);
     if (st == MQSS_OK) {
@@ -168,11 +168,11 @@ mqss_status search_try(search_ctx *c, const char *source,
   return st;
 }
 
-bool search_seen(const search_ctx *c, const char *pipeline) {
+int search_find(const search_ctx *c, const char *pipeline) {
   for (int i = 0; i < c->out->n_trace; i++)
     if (!strcmp(c->out->trace[i].pipeline, pipeline))
-      return true;
-  return false;
+      return i;
+  return -1;
 }
 
 void search_offer_best(search_ctx *c, int index) {
@@ -315,9 +315,30 @@ static int confirm_candidates(const search_ctx *c, int max, int *idx) {
   return n;
 }
 
+// The winner among the confirmed candidates c[0..n): the fastest (largest
+// speedup), or of those level with it (intervals overlapping its interval)
+// the one whose search measurement compiled fastest. Speed decides where
+// the pairs tell the candidates apart; compile time where they do not (two
+// tile sizes within noise of each other, say), not the noise. -1: none.
+static int pick_winner(const search_ctx *c, const mqss_search_confirmation *cf,
+                       int n) {
+  int fast = -1;
+  for (int k = 0; k < n; k++)
+    if (cf[k].verdict > 0 && (fast < 0 || cf[k].speedup > cf[fast].speedup))
+      fast = k;
+  int pick = fast;
+  for (int k = 0; fast >= 0 && k < n; k++)
+    if (cf[k].verdict > 0 && cf[k].hi >= cf[fast].lo &&
+        cf[k].lo <= cf[fast].hi &&
+        c->out->trace[cf[k].index].compile_ms <
+            c->out->trace[cf[pick].index].compile_ms)
+      pick = k;
+  return pick;
+}
+
 // Re-measures the fastest candidates against the empty pipeline with
-// interleaved pairs and names the winner: the largest speedup among those
-// whose interval clears 1 + min_gain.
+// interleaved pairs and names the winner (pick_winner) among those whose
+// interval clears 1 + min_gain.
 static mqss_status confirm(search_ctx *c) {
   mqss_search_result *out = c->out;
   int idx[MQSS_SEARCH_CONFIRM_MAX];
@@ -332,34 +353,31 @@ static mqss_status confirm(search_ctx *c) {
   double t0 = now_ms();
   mqss_measure_options mo = c->opts->measure;
   mo.repeat = c->opts->confirm_pairs;
-  int winner = -1, any_ok = 0;
-  mqss_measure_vs_result vs;
+  int any_ok = 0;
+  mqss_measure_vs_result vs[MQSS_SEARCH_CONFIRM_MAX];
   for (int k = 0; k < n; k++) {
     mo.pipeline = out->trace[idx[k]].pipeline;
-    mqss_status st = mqss_measure_vs(c->module, &mo, "", &vs);
+    mqss_status st = mqss_measure_vs(c->module, &mo, "", &vs[k]);
     if (st != MQSS_OK)
       return st;
     out->confirmed = 1;
     mqss_search_confirmation *cf = &out->confirmations[out->n_confirmations++];
     cf->index = idx[k];
-    cf->status = vs.a.status != MQSS_MEASURE_OK ? vs.a.status : vs.b.status;
-    if (k == 0)
-      out->confirm = vs; // the numbers, should nothing be confirmed
+    cf->status = vs[k].a.status != MQSS_MEASURE_OK ? vs[k].a.status
+                                                   : vs[k].b.status;
     if (cf->status != MQSS_MEASURE_OK)
       continue;
     any_ok = 1;
     // ratio = time(B = reference) / time(A = candidate): its speedup.
-    cf->speedup = vs.ratio_hl;
-    cf->lo = vs.ratio_lo;
-    cf->hi = vs.ratio_hi;
-    cf->conf = vs.ratio_conf;
+    cf->speedup = vs[k].ratio_hl;
+    cf->lo = vs[k].ratio_lo;
+    cf->hi = vs[k].ratio_hi;
+    cf->conf = vs[k].ratio_conf;
     cf->verdict = mqss_ratio_verdict(cf->lo, cf->hi, c->opts->min_gain);
-    if (cf->verdict > 0 &&
-        (winner < 0 || cf->speedup > out->confirmations[winner].speedup)) {
-      winner = out->n_confirmations - 1;
-      out->confirm = vs;
-    }
   }
+  int winner = pick_winner(c, out->confirmations, out->n_confirmations);
+  // the winner's numbers; with none, the fastest candidate's (why not)
+  out->confirm = vs[winner >= 0 ? winner : 0];
   out->confirm_ms = now_ms() - t0;
   out->confirmed_lo = out->confirm.ratio_lo;
   out->confirmed_hi = out->confirm.ratio_hi;

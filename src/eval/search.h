@@ -52,8 +52,14 @@ bool search_budget_left(const search_ctx *c);
 mqss_status search_eval(search_ctx *c, const char *source, const char *pipeline,
                         const mqss_decision *d, int n_decisions, int *index);
 
-// True when `pipeline` was evaluated already.
-bool search_seen(const search_ctx *c, const char *pipeline);
+// The index of the evaluation of `pipeline`, or -1 when it was not
+// evaluated yet.
+int search_find(const search_ctx *c, const char *pipeline);
+
+// Draws in a row of already-measured pipelines after which the parts of the
+// policy-guided search that skip them (mutation, random) stop: the space
+// around the best, or the whole space of short sequences, is used up.
+enum { SEARCH_MISSES = 16 };
 // Measures decisions d[0..n) (search_eval, proposed by `source`) unless
 // their pipeline was measured already, and offers the result as the best.
 // *measured tells whether it was measured.
@@ -99,9 +105,12 @@ mqss_status search_policy(search_ctx *c);
 
 // Building blocks of the policy-guided search. search_random_until runs
 // random sequences while the trace is shorter than `stop_at` (and the budget
-// lasts), drawing from `seed`. search_greedy_from runs greedy steps from the
+// lasts), drawing from `seed`; with `fresh`, a sequence whose pipeline was
+// measured already is skipped without an evaluation, and SEARCH_MISSES such
+// draws in a row end it. search_greedy_from runs greedy steps from the
 // sequence start[0..n) while the trace is shorter than `stop_at`.
-mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at);
+mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at,
+                                bool fresh);
 mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
                                int n, int stop_at);
 // Mutations of the best sequence (search_mutate.c). search_mutate writes to

@@ -9,7 +9,9 @@
 // about the sum of the parameters' candidate counts per action, not their
 // product (a two-level tiling with seven parameters would need 3^7
 // evaluations on a grid). Decisions the safety layer would refuse for their
-// sizes, and pipeline texts already tried in the step, cost no evaluation.
+// sizes, and pipeline texts already tried in the step, cost no evaluation;
+// a text measured earlier in the search (by another part of the policy-
+// guided search) is taken with its measurement, without a new evaluation.
 // The next step starts from the step's fastest correct candidate, even when
 // it is no faster than the current sequence (an enabling pass such as a
 // conversion to affine loops pays off only with the tiling after it); it
@@ -106,7 +108,10 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
       st = fail(ses, MQSS_ERR_NOMEM,
                 "search: cannot format a candidate pipeline");
   }
-  if (st == MQSS_OK)
+  // A pipeline measured earlier in the search (a policy's proposal, say)
+  // is taken as it was measured, without an evaluation.
+  bool fresh = st == MQSS_OK && (idx = search_find(c, text)) < 0;
+  if (fresh)
     st = search_eval(c, "greedy", text, s->seq, s->len + n, &idx);
   if (n > 1)
     free(text);
@@ -121,7 +126,8 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
       s->best_n = n;
     }
   }
-  search_eval_done(c, idx);
+  if (fresh)
+    search_eval_done(c, idx);
   return MQSS_OK;
 }
 

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #define MUTATE_DROP 0.25
-enum { MUTATE_MISSES = 16 }; // draws in a row of measured pipelines: stop
 
 int search_mutate(const mqss_catalog *catalog, const mqss_decision *best,
                   int n, search_rng *rng, mqss_decision *out) {
@@ -55,7 +54,7 @@ mqss_status search_mutate_until(search_ctx *c, uint64_t seed, int stop_at) {
               "search: out of memory");
   int saved = c->stop_at;
   c->stop_at = stop_at;
-  for (int misses = 0; st == MQSS_OK && misses < MUTATE_MISSES &&
+  for (int misses = 0; st == MQSS_OK && misses < SEARCH_MISSES &&
                        search_budget_left(c);) {
     const mqss_search_eval *b = &c->out->trace[c->out->best_index];
     int n = b->n_decisions < cap ? b->n_decisions : cap;

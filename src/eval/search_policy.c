@@ -88,6 +88,6 @@ mqss_status search_policy(search_ctx *c) {
     st = search_mutate_until(c, o->seed, c->out->n_trace + (left + 1) / 2);
   }
   if (st == MQSS_OK)
-    st = search_random_until(c, o->seed, 0);
+    st = search_random_until(c, o->seed, 0, true);
   return st;
 }

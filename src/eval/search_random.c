@@ -209,7 +209,8 @@ mqss_status search_expand(search_ctx *c, const mqss_module *cur,
 // ----------------------------------------------------------------------------
 // the search
 
-mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at) {
+mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at,
+                                bool fresh) {
   search_rng rng = {.s = seed};
   int cap = search_cap(c);
   mqss_decision *d = calloc((size_t)cap, sizeof *d);
@@ -219,7 +220,7 @@ mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at) {
   mqss_status st = MQSS_OK;
   int saved = c->stop_at;
   c->stop_at = stop_at;
-  while (search_budget_left(c)) {
+  for (int misses = 0; misses < SEARCH_MISSES && search_budget_left(c);) {
     int n = 0, idx;
     sample_args args = {.c = c, .from = c->module,
                         .steps = c->opts->max_len, .max = cap};
@@ -231,6 +232,12 @@ mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at) {
                 "search: cannot format a candidate pipeline");
       break;
     }
+    if (fresh && search_find(c, text) >= 0) {
+      free(text);
+      misses++;
+      continue;
+    }
+    misses = 0;
     st = search_eval(c, "random", text, d, n, &idx);
     free(text);
     if (st != MQSS_OK)
@@ -246,5 +253,5 @@ mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at) {
 }
 
 mqss_status search_random(search_ctx *c) {
-  return search_random_until(c, c->opts->seed, 0);
+  return search_random_until(c, c->opts->seed, 0, false);
 }

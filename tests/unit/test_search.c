@@ -148,9 +148,17 @@ static void check_consistent(const mqss_search_result *r, int budget) {
     assert_true(r->confirmations[w].lo > 1.02);
     assert_true(r->confirmed_speedup == r->confirmations[w].speedup);
     assert_string_equal(r->winner_pipeline, r->trace[r->winner_index].pipeline);
-    for (int k = 0; k < r->n_confirmations; k++) // the largest confirmed
-      if (r->confirmations[k].verdict > 0)
-        assert_true(r->confirmations[k].speedup <= r->confirmed_speedup);
+    // the fastest confirmed candidate, or of those level with it
+    // (overlapping intervals) the one that compiled fastest in the search
+    const mqss_search_confirmation *cf = r->confirmations, *fast = NULL;
+    for (int k = 0; k < r->n_confirmations; k++)
+      if (cf[k].verdict > 0 && (!fast || cf[k].speedup > fast->speedup))
+        fast = &cf[k];
+    assert_true(cf[w].hi >= fast->lo && cf[w].lo <= fast->hi);
+    for (int k = 0; k < r->n_confirmations; k++)
+      if (cf[k].verdict > 0 && cf[k].hi >= fast->lo && cf[k].lo <= fast->hi)
+        assert_true(r->trace[cf[w].index].compile_ms <=
+                    r->trace[cf[k].index].compile_ms);
   } else {
     assert_string_equal(r->winner_pipeline, "");
     for (int k = 0; k < r->n_confirmations; k++)
