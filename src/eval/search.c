@@ -315,7 +315,7 @@ static int confirm_candidates(const search_ctx *c, int max, int *idx) {
   return n;
 }
 
-// The winner among the confirmed candidates c[0..n): the fastest (largest
+// The winner among the confirmed candidates cf[0..n): the fastest (largest
 // speedup), or of those level with it (intervals overlapping its interval)
 // the one whose search measurement compiled fastest. Speed decides where
 // the pairs tell the candidates apart; compile time where they do not (two

@@ -59,7 +59,7 @@ int search_find(const search_ctx *c, const char *pipeline);
 // Draws in a row of already-measured pipelines after which the parts of the
 // policy-guided search that skip them (mutation, random) stop: the space
 // around the best, or the whole space of short sequences, is used up.
-enum { SEARCH_MISSES = 16 };
+enum { SEARCH_MISSES = 64 };
 // Measures decisions d[0..n) (search_eval, proposed by `source`) unless
 // their pipeline was measured already, and offers the result as the best.
 // *measured tells whether it was measured.
@@ -120,7 +120,7 @@ mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
 // returns the copy's length, -1 when best has no step. search_mutate_until
 // measures mutations of the current best while the trace is shorter than
 // `stop_at` (and the budget lasts), drawing from `seed`; it stops early when
-// the best is the empty pipeline or 16 draws in a row were measured already.
+// the best is the empty pipeline or SEARCH_MISSES draws in a row were measured already.
 int search_mutate(const mqss_catalog *catalog, const mqss_decision *best,
                   int n, search_rng *rng, mqss_decision *out);
 mqss_status search_mutate_until(search_ctx *c, uint64_t seed, int stop_at);
