@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct mqss_catalog {
   mqss_session *session;
@@ -90,6 +91,8 @@ typedef struct {
   mqss_catalog *cat;
   yaml_document_t *doc;
   const char *path;
+  mqss_baselines *recipes; // baselines.yaml next to the catalog, if used
+  const char **resolved;   // (n) recipe actions: the pipeline to run
 } loader;
 
 static mqss_status bad(loader *L, const yaml_node_t *n, const char *fmt, ...)
@@ -396,11 +399,81 @@ static mqss_status load_schedule(loader *L, yaml_node_t *n, mqss_action *a) {
   return MQSS_OK;
 }
 
+// "builtin.module(X)" -> "X" (malloc'd): an action's pipeline has no anchor.
+static char *unwrap_module(const char *p) {
+  static const char wrap[] = "builtin.module(";
+  size_t n = strlen(p), w = sizeof wrap - 1;
+  if (n > w && !strncmp(p, wrap, w) && p[n - 1] == ')')
+    return strndup(p + w, n - w - 1);
+  return strdup(p);
+}
+
+// The baselines file of the recipe actions: baselines.yaml next to the
+// catalog, else the source tree's data/baselines.yaml (a copied catalog).
+static void recipes_path(const char *catalog, strbuf *out) {
+  const char *slash = strrchr(catalog, '/');
+  sb_printf(out, "%.*sbaselines.yaml", slash ? (int)(slash - catalog + 1) : 0,
+            catalog);
+  if (out->data && access(out->data, R_OK) != 0) {
+    char tree[4096];
+    source_tree_path(tree, sizeof tree, __FILE__, "src/actions/catalog.c",
+                     "data/baselines.yaml");
+    out->len = 0;
+    sb_printf(out, "%s", tree);
+  }
+}
+
+// A recipe action runs the pipeline of a family of the baselines file
+// (recipes_path). *pipeline gets the text as written there (what the hash
+// sees, so that it does not depend on where the tree is); L->resolved[i]
+// the same with schedule paths resolved (what runs).
+static mqss_status load_recipe(loader *L, yaml_node_t *n, const char *name,
+                               const char *family, int i,
+                               const char **pipeline) {
+  mqss_session *s = L->cat->session;
+  if (!L->recipes) {
+    strbuf path = {0};
+    recipes_path(L->path, &path);
+    mqss_status st = path.data ? mqss_baselines_load(s, path.data, &L->recipes)
+                               : MQSS_ERR_NOMEM;
+    if (st == MQSS_ERR_NOMEM) {
+      sb_free(&path);
+      return fail(s, st, "out of memory");
+    }
+    if (st != MQSS_OK) {
+      char why[512];
+      snprintf(why, sizeof why, "%s", mqss_errmsg(s));
+      st = bad(L, n, "action '%s': its recipe needs %s (%s); put "
+               "baselines.yaml next to the catalog", name, path.data, why);
+      sb_free(&path);
+      return st;
+    }
+    sb_free(&path);
+  }
+  const char *raw = baselines_raw_pipeline(L->recipes, family);
+  if (!raw)
+    return bad(L, n, "action '%s': family '%s' has no pipeline in the "
+               "baselines file next to the catalog; fix the name or add the "
+               "family there", name, family);
+  if (!*raw)
+    return bad(L, n, "action '%s': family '%s' has the empty pipeline (the "
+               "reference): the recipe would do nothing; remove the action",
+               name, family);
+  char *text = keep(L->cat, unwrap_module(raw));
+  char *run = keep(L->cat,
+                   unwrap_module(mqss_baselines_pipeline(L->recipes, family)));
+  if (!text || !run)
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  *pipeline = text;
+  L->resolved[i] = run;
+  return MQSS_OK;
+}
+
 static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
   static const char *const keys[] = {"name", "pipeline", "anchor", "requires",
                                      "forbids", "needs", "produces", "params",
                                      "stop", "schedule", "ops", "avoids",
-                                     NULL};
+                                     "recipe", NULL};
   if (n->type != YAML_MAPPING_NODE)
     return bad(L, n, "an action is a mapping {name, pipeline, anchor, ...}");
   mqss_status st = check_keys(L, n, keys, "an action");
@@ -417,6 +490,21 @@ static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
   const char *pipeline = scalar(get(L, n, "pipeline"));
   const char *anchor = scalar(get(L, n, "anchor"));
   bool schedule = get(L, n, "schedule") != NULL;
+  const char *recipe = scalar(get(L, n, "recipe"));
+  if (recipe) {
+    if (pipeline || schedule || a->is_stop || get(L, n, "params"))
+      return bad(L, n, "action '%s': a recipe action runs its family's "
+                 "baseline pipeline; remove pipeline, schedule, params and "
+                 "stop", name);
+    if (anchor && strcmp(anchor, "builtin.module"))
+      return bad(L, get(L, n, "anchor"), "action '%s': a recipe runs on "
+                 "builtin.module", name);
+    mqss_status rs = load_recipe(L, get(L, n, "recipe"), name, recipe,
+                                 (int)(a - L->cat->actions), &pipeline);
+    if (rs != MQSS_OK)
+      return rs;
+    anchor = "builtin.module";
+  }
   if (a->is_stop && (pipeline || get(L, n, "params")))
     return bad(L, n, "action '%s' is the stop action: it takes no pipeline "
                "or params; remove them, or drop 'stop: true'", name);
@@ -578,7 +666,8 @@ static mqss_status load_document(loader *L, yaml_node_t *root) {
   if (n < 1)
     return bad(L, acts, "the catalog has no actions");
   c->actions = calloc((size_t)n, sizeof *c->actions);
-  if (!c->actions)
+  L->resolved = calloc((size_t)n, sizeof *L->resolved);
+  if (!c->actions || !L->resolved)
     return fail(c->session, MQSS_ERR_NOMEM, "out of memory");
   c->n = n;
   c->stop = -1;
@@ -610,6 +699,9 @@ static mqss_status load_document(loader *L, yaml_node_t *root) {
   }
   if (!catalog_hash(c))
     return fail(c->session, MQSS_ERR_NOMEM, "out of memory");
+  for (int i = 0; i < n; i++)
+    if (L->resolved[i])
+      c->actions[i].pipeline = L->resolved[i];
   return MQSS_OK;
 }
 
@@ -633,9 +725,11 @@ mqss_status mqss_catalog_load(mqss_session *s, const char *path,
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
   }
   c->session = s;
-  loader L = {c, &doc, path};
+  loader L = {c, &doc, path, NULL, NULL};
   st = load_document(&L, yaml_document_get_root_node(&doc));
   yaml_document_delete(&doc);
+  mqss_baselines_destroy(L.recipes);
+  free(L.resolved);
   if (st != MQSS_OK) {
     mqss_catalog_destroy(c);
     return st;

@@ -23,7 +23,8 @@ enum { MAX_BASELINES = 64 };
 struct mqss_baselines {
   int n;
   char *family[MAX_BASELINES];   // owned
-  char *pipeline[MAX_BASELINES]; // owned
+  char *pipeline[MAX_BASELINES]; // owned, library paths resolved
+  char *raw[MAX_BASELINES];      // owned, as written in the file
 };
 
 // ----------------------------------------------------------------------------
@@ -83,6 +84,7 @@ void mqss_baselines_destroy(mqss_baselines *b) {
   for (int i = 0; i < b->n; i++) {
     free(b->family[i]);
     free(b->pipeline[i]);
+    free(b->raw[i]);
   }
   free(b);
 }
@@ -126,7 +128,8 @@ mqss_status mqss_baselines_load(mqss_session *s, const char *path,
       } else {
         b->family[b->n] = strdup(name);
         b->pipeline[b->n] = resolve_libraries(path, pipe);
-        if (!b->family[b->n] || !b->pipeline[b->n])
+        b->raw[b->n] = strdup(pipe);
+        if (!b->family[b->n] || !b->pipeline[b->n] || !b->raw[b->n])
           st = fail(s, MQSS_ERR_NOMEM, "out of memory");
         b->n++;
       }
@@ -141,12 +144,21 @@ mqss_status mqss_baselines_load(mqss_session *s, const char *path,
   return MQSS_OK;
 }
 
+static int find(const mqss_baselines *b, const char *family) {
+  for (int i = 0; b && family && i < b->n; i++)
+    if (!strcmp(b->family[i], family))
+      return i;
+  return -1;
+}
+
 const char *mqss_baselines_pipeline(const mqss_baselines *b,
                                     const char *family) {
-  if (!b || !family)
-    return NULL;
-  for (int i = 0; i < b->n; i++)
-    if (!strcmp(b->family[i], family))
-      return b->pipeline[i];
-  return NULL;
+  int i = find(b, family);
+  return i < 0 ? NULL : b->pipeline[i];
+}
+
+const char *baselines_raw_pipeline(const mqss_baselines *b,
+                                   const char *family) {
+  int i = find(b, family);
+  return i < 0 ? NULL : b->raw[i];
 }

@@ -1,7 +1,8 @@
 // Unit tests of the action catalog: the shipped catalog's shape, every
 // pipeline accepted by MLIR at the ends and middle of each parameter range,
 // parameter mapping, template filling, adding an action by editing the YAML,
-// error locations, the hash, and scoping an action to one function.
+// error locations, the hash, scoping an action to one function, and the
+// family recipe actions.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -396,6 +397,129 @@ static void test_scoped_apply(void **state) {
   mqss_catalog_destroy(c);
 }
 
+// "builtin.module(X)" -> X, as a recipe action's pipeline reads.
+static char *unwrapped(const char *p) {
+  size_t n = strlen(p), w = strlen("builtin.module(");
+  assert_true(n > w && p[n - 1] == ')');
+  return strndup(p + w, n - w - 1);
+}
+
+// Recipe actions run their family's pipeline of data/baselines.yaml, with
+// the schedule paths resolved; applying one gives the module the baseline
+// gives; the hash sees the recipe's text but not where the files are.
+static void test_recipe_actions(void **state) {
+  mqss_session *s = *state;
+  mqss_catalog *c = load(s, CATALOG);
+  mqss_baselines *b = NULL;
+  assert_int_equal(mqss_baselines_load(s, MQSS_SOURCE_DIR
+                                       "/data/baselines.yaml", &b), MQSS_OK);
+  int recipes = 0;
+  for (int i = 0; i < mqss_catalog_size(c); i++) {
+    const mqss_action *a = mqss_catalog_action(c, i);
+    if (strncmp(a->name, "recipe-", 7))
+      continue;
+    recipes++;
+    char family[64];
+    snprintf(family, sizeof family, "%s", a->name + 7);
+    for (char *p = family; *p; p++)
+      *p = *p == '-' ? '_' : *p;
+    const char *want = mqss_baselines_pipeline(b, family);
+    assert_non_null(want);
+    char *inner = unwrapped(want);
+    assert_string_equal(a->pipeline, inner);
+    assert_string_equal(a->anchor, "builtin.module");
+    assert_int_equal(a->n_params, 0);
+    free(inner);
+  }
+  assert_true(recipes >= 10);
+  // The depthwise recipe on two elementwise ops: the baseline's module.
+  const char *text =
+      "func.func @f(%x: tensor<8xf32>) -> tensor<8xf32> {\n"
+      "  %0 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>,\n"
+      "      affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}\n"
+      "      ins(%x : tensor<8xf32>) outs(%x : tensor<8xf32>) {\n"
+      "  ^bb0(%a: f32, %o: f32):\n"
+      "    %e = arith.addf %a, %a : f32\n    linalg.yield %e : f32\n"
+      "  } -> tensor<8xf32>\n"
+      "  %1 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>,\n"
+      "      affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}\n"
+      "      ins(%0 : tensor<8xf32>) outs(%x : tensor<8xf32>) {\n"
+      "  ^bb0(%a: f32, %o: f32):\n"
+      "    %e = arith.mulf %a, %a : f32\n    linalg.yield %e : f32\n"
+      "  } -> tensor<8xf32>\n"
+      "  return %1 : tensor<8xf32>\n}\n";
+  mqss_module *m1 = parse(s, text), *m2 = parse(s, text);
+  mqss_decision d = {.action = mqss_catalog_find(c, "recipe-depthwise")};
+  assert_true(d.action > 0);
+  assert_int_equal(mqss_decision_apply(m1, c, &d), MQSS_OK);
+  assert_int_equal(mqss_module_run_pipeline(
+                       m2, mqss_baselines_pipeline(b, "depthwise")), MQSS_OK);
+  char *t1 = mqss_module_to_string(m1), *t2 = mqss_module_to_string(m2);
+  assert_string_equal(t1, t2);
+  assert_non_null(strstr(t1, "linalg.generic"));
+  assert_null(strstr(strstr(t1, "linalg.generic") + 1, "linalg.generic"));
+  free(t1);
+  free(t2);
+  mqss_module_destroy(m1);
+  mqss_module_destroy(m2);
+  // The baselines.yaml next to a catalog is the one it reads. Where the
+  // files are does not change the hash; another recipe text does.
+  assert_int_equal(system("mkdir -p recipes_dir"), 0);
+  char *yaml = slurp(CATALOG);
+  char *all = slurp(MQSS_SOURCE_DIR "/data/baselines.yaml");
+  spit("recipes_dir/catalog.yaml", yaml, "");
+  spit("recipes_dir/baselines.yaml", all, "");
+  mqss_catalog *moved = load(s, "recipes_dir/catalog.yaml");
+  assert_true(mqss_catalog_hash(moved) == mqss_catalog_hash(c));
+  mqss_catalog_destroy(moved);
+  const char *one = "version: 1\nactions:\n  - name: stop\n    stop: true\n"
+                    "  - name: recipe-depthwise\n    recipe: depthwise\n";
+  spit("recipes_dir/catalog.yaml", one, "");
+  spit("recipes_dir/baselines.yaml", "version: 1\nfamilies:\n  depthwise:\n"
+       "    pipeline: \"builtin.module(func.func(cse))\"\n", "");
+  mqss_catalog *cse = load(s, "recipes_dir/catalog.yaml");
+  assert_string_equal(mqss_catalog_action(cse, 1)->pipeline, "func.func(cse)");
+  spit("recipes_dir/baselines.yaml", "version: 1\nfamilies:\n  depthwise:\n"
+       "    pipeline: \"builtin.module(func.func(canonicalize))\"\n", "");
+  mqss_catalog *canon = load(s, "recipes_dir/catalog.yaml");
+  assert_true(mqss_catalog_hash(cse) != mqss_catalog_hash(canon));
+  mqss_catalog_destroy(cse);
+  mqss_catalog_destroy(canon);
+  // Errors name the place and say what to do.
+  static const struct {
+    const char *baselines, *action, *where, *what;
+  } bad[] = {
+      {"  spmv:\n    pipeline: \"\"\n", "    recipe: spmv\n",
+       "catalog.yaml:6:13", "has the empty pipeline"},
+      {"  spmv:\n    pipeline: \"\"\n", "    recipe: nosuch\n",
+       "catalog.yaml:6:13", "family 'nosuch' has no pipeline"},
+      {"  spmv:\n    pipeline: \"cse\"\n",
+       "    recipe: spmv\n    pipeline: cse\n", "catalog.yaml:5:5",
+       "remove pipeline, schedule, params and stop"},
+  };
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    spit("recipes_dir/baselines.yaml", "version: 1\nfamilies:\n",
+         bad[k].baselines);
+    spit("recipes_dir/catalog.yaml", "version: 1\nactions:\n  - name: stop\n"
+         "    stop: true\n  - name: r\n", bad[k].action);
+    mqss_catalog *none = NULL;
+    assert_int_equal(mqss_catalog_load(s, "recipes_dir/catalog.yaml", &none),
+                     MQSS_ERR_PARSE);
+    assert_null(none);
+    if (!strstr(mqss_errmsg(s), bad[k].where) ||
+        !strstr(mqss_errmsg(s), bad[k].what))
+      fail_msg("expected '%s' and '%s' in: %s", bad[k].where, bad[k].what,
+               mqss_errmsg(s));
+  }
+  remove("recipes_dir/catalog.yaml");
+  remove("recipes_dir/baselines.yaml");
+  remove("recipes_dir");
+  free(all);
+  free(yaml);
+  mqss_baselines_destroy(b);
+  mqss_catalog_destroy(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_shipped_catalog, session_setup, session_teardown),
@@ -409,6 +533,8 @@ int main(void) {
                                       session_teardown),
       cmocka_unit_test_setup_teardown(test_scoped_apply, session_setup, session_teardown),
       cmocka_unit_test_setup_teardown(test_schedule_hash, session_setup,
+                                      session_teardown),
+      cmocka_unit_test_setup_teardown(test_recipe_actions, session_setup,
                                       session_teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
