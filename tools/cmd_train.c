@@ -101,9 +101,10 @@ static void on_seeds(void *ctx, const expit_seed_counts *c) {
             "'%s') have a piece no catalog decision prints; their modules "
             "have no seed\n", c->unmatched, c->unmatched_family);
   if (!p->quiet)
-    fprintf(stderr, "expit: seeds for %d modules, %d decisions (%d no-op "
-            "decisions pruned), %d modules refused, %.1f s\n", c->seeded,
-            c->decisions, c->pruned, c->refused, c->seconds);
+    fprintf(stderr, "expit: seeds for %d modules (%d with a recipe action), "
+            "%d decisions (%d no-op decisions pruned), %d modules refused, "
+            "%.1f s\n", c->seeded, c->recipes, c->decisions, c->pruned,
+            c->refused, c->seconds);
   if (c->refused && !p->quiet)
     fprintf(stderr, "expit: the first refused seed: %s\n", c->refused_first);
 }

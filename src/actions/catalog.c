@@ -22,6 +22,8 @@ struct mqss_catalog {
   int stop;              // index of STOP or -1
   uint64_t hash;
   uint64_t *prefix_hash; // (n + 1) hash of the first i actions
+  const char **recipe;   // (n) recipe actions: their family; else NULL
+  const char **recipe_raw; // (n) and its pipeline as the file wrote it
   void **allocs;         // every string / array the actions point into
   int n_allocs, cap_allocs;
 };
@@ -464,8 +466,14 @@ static mqss_status load_recipe(loader *L, yaml_node_t *n, const char *name,
                    unwrap_module(mqss_baselines_pipeline(L->recipes, family)));
   if (!text || !run)
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  char *fam = keep(L->cat, strdup(family));
+  char *as_written = keep(L->cat, strdup(raw));
+  if (!fam || !as_written)
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
   *pipeline = text;
   L->resolved[i] = run;
+  L->cat->recipe[i] = fam;
+  L->cat->recipe_raw[i] = as_written;
   return MQSS_OK;
 }
 
@@ -637,6 +645,15 @@ int catalog_prefix_with_hash(const mqss_catalog *c, uint64_t hash) {
   return -1;
 }
 
+int catalog_recipe_action(const mqss_catalog *c, const char *family,
+                          const char *pipeline) {
+  for (int i = 0; c && family && pipeline && i < c->n; i++)
+    if (c->recipe[i] && !strcmp(c->recipe[i], family) &&
+        !strcmp(c->recipe_raw[i], pipeline))
+      return i;
+  return -1;
+}
+
 void catalog_truncate(mqss_catalog *c, int n) {
   if (n >= 1 && n < c->n) {
     c->n = n;
@@ -667,7 +684,9 @@ static mqss_status load_document(loader *L, yaml_node_t *root) {
     return bad(L, acts, "the catalog has no actions");
   c->actions = calloc((size_t)n, sizeof *c->actions);
   L->resolved = calloc((size_t)n, sizeof *L->resolved);
-  if (!c->actions || !L->resolved)
+  c->recipe = calloc((size_t)n, sizeof *c->recipe);
+  c->recipe_raw = calloc((size_t)n, sizeof *c->recipe_raw);
+  if (!c->actions || !L->resolved || !c->recipe || !c->recipe_raw)
     return fail(c->session, MQSS_ERR_NOMEM, "out of memory");
   c->n = n;
   c->stop = -1;
@@ -746,6 +765,8 @@ void mqss_catalog_destroy(mqss_catalog *c) {
   free(c->allocs);
   free(c->actions);
   free(c->prefix_hash);
+  free(c->recipe);
+  free(c->recipe_raw);
   free(c);
 }
 

@@ -45,6 +45,7 @@ typedef struct {
   const expit_hooks *hooks;
   int dropped;         // damaged search records dropped
   demo *seeds;         // (n_modules) family baselines; NULL = none
+  int *recipes;        // (n_modules) their recipe actions, -1 = none
 } expit;
 
 static void round_path(const expit *x, char *out, size_t n, const char *name) {
@@ -60,37 +61,73 @@ static void measure_settings(const expit *x, mqss_measure_options *mo) {
   mo->code_size = 0;
 }
 
+// Two decisions do the same: the same action, scope, op and parameters.
+static bool same_decision(const mqss_catalog *c, const mqss_decision *a,
+                          const mqss_decision *b) {
+  if (a->action != b->action || a->op != b->op ||
+      !a->target != !b->target || (a->target && strcmp(a->target, b->target)))
+    return false;
+  const mqss_action *act = mqss_catalog_action(c, a->action);
+  for (int k = 0; act && k < act->n_params; k++)
+    if (mqss_param_map(&act->params[k], a->u[k]) !=
+        mqss_param_map(&act->params[k], b->u[k]))
+      return false;
+  return true;
+}
+
+// dm with its leading copy of module i's seed replaced by the one recipe
+// action that runs the same pipeline (a seed's pruned decisions change the
+// IR as the whole recipe does), so that cloning learns to start from a
+// recipe in one decision; dm unchanged when it does not start so.
+static void fold_recipe(const expit *x, int i, demo *dm) {
+  const demo *seed = x->seeds ? &x->seeds[i] : NULL;
+  if (!x->recipes || x->recipes[i] < 0 || seed->n <= 0 || dm->n < seed->n)
+    return;
+  for (int k = 0; k < seed->n; k++)
+    if (!same_decision(x->ec->catalog, &dm->d[k], &seed->d[k]))
+      return;
+  demo out = {.n = 1 + dm->n - seed->n};
+  out.d[0] = (mqss_decision){.action = x->recipes[i]};
+  memcpy(out.d + 1, dm->d + seed->n, (size_t)(out.n - 1) * sizeof *out.d);
+  *dm = out;
+}
+
 // 2. Cloning on the winners, each without the decisions that leave its
 // module unchanged where they stand (the search keeps them, at no cost
 // there; a clone asked to take a step that changes nothing sees the same
 // IR again and learns to repeat itself); a module without a winner (not
-// searched yet) on its seed, the family baseline, when there is one.
+// searched yet) on its seed, the family baseline, when there is one. A
+// leading seed is cloned as its recipe action (fold_recipe).
 _Static_assert(EXPIT_MAX_DECISIONS <= DEMO_MAX, "a winner fits a demo");
 static mqss_status clone_winners(expit *x, const expit_winner *w) {
   const train_config *cfg = x->cfg;
   int n = x->ec->n_modules;
   const mqss_decision **seqs = calloc((size_t)n, sizeof *seqs);
   int *lens = calloc((size_t)n, sizeof *lens);
-  demo *pruned = calloc((size_t)n, sizeof *pruned);
+  demo *cloned = calloc((size_t)n, sizeof *cloned);
   rollout_buffer rb = {0};
   mqss_status st = MQSS_OK;
   int cap = n * (EXPIT_MAX_DECISIONS + 1) + 64; // every winner, then STOP
-  if (!seqs || !lens || !pruned || rb_init(&rb, x->ec->model, cap) != 0)
+  if (!seqs || !lens || !cloned || rb_init(&rb, x->ec->model, cap) != 0)
     st = fail(x->s, MQSS_ERR_NOMEM, "out of memory");
   for (int i = 0; st == MQSS_OK && i < n; i++) {
     bool seed = w[i].n < 0 && x->seeds && x->seeds[i].n >= 0;
-    seqs[i] = seed ? x->seeds[i].d : w[i].d;
-    lens[i] = seed ? x->seeds[i].n : w[i].n;
-    if (seed || w[i].n <= 0)
-      continue;
-    pruned[i].n = w[i].n;
-    memcpy(pruned[i].d, w[i].d, (size_t)w[i].n * sizeof *w[i].d);
-    // a winner that no longer applies here is cloned as it was recorded
-    if (demo_prune(x->s, x->ec->catalog, x->ec->module_paths[i],
-                   &pruned[i]) == MQSS_OK) {
-      seqs[i] = pruned[i].d;
-      lens[i] = pruned[i].n;
+    if (seed) {
+      cloned[i] = x->seeds[i];
+    } else if (w[i].n > 0) {
+      cloned[i].n = w[i].n;
+      memcpy(cloned[i].d, w[i].d, (size_t)w[i].n * sizeof *w[i].d);
+      // a winner that no longer applies here is cloned as it was recorded
+      demo pruned = cloned[i];
+      if (demo_prune(x->s, x->ec->catalog, x->ec->module_paths[i],
+                     &pruned) == MQSS_OK)
+        cloned[i] = pruned;
+    } else {
+      cloned[i].n = w[i].n; // STOP (0), or nothing known (-1)
     }
+    fold_recipe(x, i, &cloned[i]);
+    seqs[i] = cloned[i].d;
+    lens[i] = cloned[i].n;
   }
   bc_inputs in = {x->ec->catalog, x->ec->model, n, x->ec->module_paths, NULL,
                   cfg->max_steps};
@@ -110,7 +147,7 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   rb_free(&rb);
   free(seqs);
   free(lens);
-  free(pruned);
+  free(cloned);
   return st;
 }
 
@@ -411,7 +448,7 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
   r.resumed_at = start;
   if (st == MQSS_OK && start < cfg->expit_rounds && cfg->expit_seed_baselines[0]) {
     expit_seed_counts sc;
-    st = expit_seeds(s, cfg, x.ec, &x.seeds, &sc);
+    st = expit_seeds(s, cfg, x.ec, &x.seeds, &x.recipes, &sc);
     if (st == MQSS_OK && x.hooks->on_seeds)
       x.hooks->on_seeds(x.hooks->ctx, &sc);
   }
@@ -453,6 +490,7 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
   free(hold);
   free(w);
   free(x.seeds);
+  free(x.recipes);
   r.records_dropped = x.dropped;
   if (out)
     *out = r;

@@ -10,6 +10,7 @@
 
 typedef struct {
   int seeded;    // modules with a seed
+  int recipes;   // of those, modules whose family has a recipe action
   int unmatched; // families whose pipeline the catalog cannot express
   int refused;   // modules a seed's decision failed on
   int decisions; // the seeds' decisions, after pruning
@@ -25,8 +26,12 @@ typedef struct {
 // finds it), into *out (n_modules demos, malloc'ed; n = -1 where none:
 // an empty family pipeline, one the catalog cannot express, or one failing
 // on the module). Each seed is pruned on its module (demo_prune).
+// *recipes (n_modules ints, malloc'ed) gets the catalog's recipe action of
+// each seeded module's family, when the catalog has one for the same
+// pipeline text (catalog_recipe_action), else -1: one decision that does
+// what the seed does.
 mqss_status expit_seeds(mqss_session *s, const train_config *cfg,
-                        const episode_ctx *ec, demo **out,
+                        const episode_ctx *ec, demo **out, int **recipes,
                         expit_seed_counts *counts);
 
 #endif // MQSS_RL_EXPIT_SEED_H

@@ -45,6 +45,10 @@ most 2 decisions.
    first, so with a budget of 2 (the reference and one candidate) its
    winner is the seed; otherwise the round's clone, which imitates the seed
    of every module not searched yet, selects the seed on the matmul.
+   Run again with a catalog that has the matmul family's recipe as one
+   action (baselines.yaml next to it), the run reports one module with a
+   recipe action, and the clone's first decision on the matmul is it: a
+   seed, or a winner that starts with it, is cloned as the recipe.
 8. Cloning only (expit.search_budget 0, expit.winners_from part 6's last
    winners.tsv, no PPO) with the MLP network: nothing is searched, the
    round keeps the winners it started from byte for byte, and its clone
@@ -469,9 +473,10 @@ def main():
                  sub=[("max_steps: 2", "max_steps: 4")])
     r = train(cfg, "seeded")
     check(r.returncode == 0, f"seeded run failed: {r.stderr[-2000:]}")
-    got = re.search(r"expit: seeds for (\d+) modules, (\d+) decisions \((\d+) no-op", r.stderr)
-    check(got and got.group(1) == "1" and int(got.group(3)) >= 1 and int(got.group(2)) <= 3,
-          f"seeds reported: {got.groups() if got else r.stderr[-500:]}")
+    got = re.search(r"expit: seeds for (\d+) modules \((\d+) with a recipe action\), "
+                    r"(\d+) decisions \((\d+) no-op", r.stderr)
+    check(got and got.group(1) == "1" and got.group(2) == "0" and int(got.group(4)) >= 1
+          and int(got.group(3)) <= 3, f"seeds reported: {got.groups() if got else r.stderr[-500:]}")
     rdir = os.path.join(TMP, "seeded", "round_0")
     recs = records(os.path.join(rdir, "search_progress.tsv")) if r.returncode == 0 else []
     check(len(recs) == 1, f"the seeded round searched {recs}")
@@ -485,6 +490,28 @@ def main():
     check("convert-linalg-to-affine-loops" in chosen and "affine-loop-tile{tile-size=32}" in chosen
           and chosen.count("cse") <= 1,
           f"the matmul's seed (searched: {recs}) did not come through: '{chosen}'")
+
+    # 7b. the same with a catalog that has the matmul family's recipe as one
+    # action (next to it, the same baselines file): the seed, or a winner
+    # that is the seed, is cloned as that one decision
+    rcat_dir = os.path.join(TMP, "recipes")
+    os.makedirs(rcat_dir, exist_ok=True)
+    shutil.copy(base, os.path.join(rcat_dir, "baselines.yaml"))
+    rcat = os.path.join(rcat_dir, "catalog.yaml")
+    with open(CATALOG) as f, open(rcat, "w") as g:
+        g.write(f.read() + "  - name: recipe-mm\n    recipe: mm\n    requires: [linalg]\n"
+                "    forbids: [affine]\n")
+    r = train(cfg, "seeded_recipe", env=dict(ENV, MQSS_CATALOG=rcat))
+    check(r.returncode == 0, f"seeded run with a recipe action failed: {r.stderr[-2000:]}")
+    got = re.search(r"expit: seeds for (\d+) modules \((\d+) with a recipe action\)", r.stderr)
+    check(got and got.groups() == ("1", "1"),
+          f"recipe seeds reported: {got.groups() if got else r.stderr[-500:]}")
+    sel = subprocess.run([MQSS, "select", os.path.join(corpus, "mm128.mlir"), "--catalog",
+                          rcat, "--max-steps", "4", "--json", "--policy",
+                          os.path.join(TMP, "seeded_recipe", "round_0", "clone.safetensors")],
+                         capture_output=True, text=True, env=ENV)
+    first = json.loads(sel.stdout)["decisions"][0]["action"] if sel.returncode == 0 else sel.stderr
+    check(first == "recipe-mm", f"the clone's first decision on the matmul: {first}")
 
     # 8. cloning only, from an earlier run's winners, with the MLP network
     src = os.path.join(TMP, "rot", "round_2", "winners.tsv")
