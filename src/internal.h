@@ -174,10 +174,9 @@ int catalog_prefix_with_hash(const mqss_catalog *c, uint64_t hash);
 // Keeps only the first n actions of c (1 <= n < size; else no change): the
 // view of an extended catalog that a policy trained on its prefix gets.
 void catalog_truncate(mqss_catalog *c, int n);
-// The recipe action of `family` (catalog key `recipe:`) when its baselines
-// file gives `pipeline` (as written there) for it, or -1.
-int catalog_recipe_action(const mqss_catalog *c, const char *family,
-                          const char *pipeline);
+// The first recipe action (catalog key `recipe:`) whose family's pipeline,
+// as its baselines file writes it, is `pipeline`, or -1.
+int catalog_recipe_action(const mqss_catalog *c, const char *pipeline);
 // The pipeline of `family` as written in the baselines file, relative
 // schedule paths unresolved (what a catalog's recipe action hashes), or NULL.
 const char *baselines_raw_pipeline(const mqss_baselines *b,

@@ -22,8 +22,8 @@ struct mqss_catalog {
   int stop;              // index of STOP or -1
   uint64_t hash;
   uint64_t *prefix_hash; // (n + 1) hash of the first i actions
-  const char **recipe;   // (n) recipe actions: their family; else NULL
-  const char **recipe_raw; // (n) and its pipeline as the file wrote it
+  const char **recipe_raw; // (n) recipe actions: their family's pipeline as
+                           // the baselines file wrote it; else NULL
   void **allocs;         // every string / array the actions point into
   int n_allocs, cap_allocs;
 };
@@ -93,7 +93,8 @@ typedef struct {
   mqss_catalog *cat;
   yaml_document_t *doc;
   const char *path;
-  mqss_baselines *recipes; // baselines.yaml next to the catalog, if used
+  mqss_baselines *recipes; // the recipes' baselines file, once loaded
+  strbuf recipes_path;     // its path
   const char **resolved;   // (n) recipe actions: the pipeline to run
 } loader;
 
@@ -434,29 +435,25 @@ static mqss_status load_recipe(loader *L, yaml_node_t *n, const char *name,
                                const char **pipeline) {
   mqss_session *s = L->cat->session;
   if (!L->recipes) {
-    strbuf path = {0};
-    recipes_path(L->path, &path);
-    mqss_status st = path.data ? mqss_baselines_load(s, path.data, &L->recipes)
-                               : MQSS_ERR_NOMEM;
-    if (st == MQSS_ERR_NOMEM) {
-      sb_free(&path);
-      return fail(s, st, "out of memory");
-    }
+    recipes_path(L->path, &L->recipes_path);
+    if (!L->recipes_path.data)
+      return fail(s, MQSS_ERR_NOMEM, "out of memory");
+    mqss_status st = mqss_baselines_load(s, L->recipes_path.data, &L->recipes);
+    if (st == MQSS_ERR_NOMEM)
+      return st;
     if (st != MQSS_OK) {
       char why[512];
       snprintf(why, sizeof why, "%s", mqss_errmsg(s));
-      st = bad(L, n, "action '%s': its recipe needs %s (%s); put "
-               "baselines.yaml next to the catalog", name, path.data, why);
-      sb_free(&path);
-      return st;
+      return bad(L, n, "action '%s': its recipe needs %s (%s); put "
+                 "baselines.yaml next to the catalog", name,
+                 L->recipes_path.data, why);
     }
-    sb_free(&path);
   }
   const char *raw = baselines_raw_pipeline(L->recipes, family);
   if (!raw)
-    return bad(L, n, "action '%s': family '%s' has no pipeline in the "
-               "baselines file next to the catalog; fix the name or add the "
-               "family there", name, family);
+    return bad(L, n, "action '%s': family '%s' has no pipeline in %s; fix "
+               "the name or add the family there", name, family,
+               L->recipes_path.data);
   if (!*raw)
     return bad(L, n, "action '%s': family '%s' has the empty pipeline (the "
                "reference): the recipe would do nothing; remove the action",
@@ -466,13 +463,11 @@ static mqss_status load_recipe(loader *L, yaml_node_t *n, const char *name,
                    unwrap_module(mqss_baselines_pipeline(L->recipes, family)));
   if (!text || !run)
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
-  char *fam = keep(L->cat, strdup(family));
   char *as_written = keep(L->cat, strdup(raw));
-  if (!fam || !as_written)
+  if (!as_written)
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
   *pipeline = text;
   L->resolved[i] = run;
-  L->cat->recipe[i] = fam;
   L->cat->recipe_raw[i] = as_written;
   return MQSS_OK;
 }
@@ -645,11 +640,9 @@ int catalog_prefix_with_hash(const mqss_catalog *c, uint64_t hash) {
   return -1;
 }
 
-int catalog_recipe_action(const mqss_catalog *c, const char *family,
-                          const char *pipeline) {
-  for (int i = 0; c && family && pipeline && i < c->n; i++)
-    if (c->recipe[i] && !strcmp(c->recipe[i], family) &&
-        !strcmp(c->recipe_raw[i], pipeline))
+int catalog_recipe_action(const mqss_catalog *c, const char *pipeline) {
+  for (int i = 0; c && pipeline && i < c->n; i++)
+    if (c->recipe_raw[i] && !strcmp(c->recipe_raw[i], pipeline))
       return i;
   return -1;
 }
@@ -684,9 +677,8 @@ static mqss_status load_document(loader *L, yaml_node_t *root) {
     return bad(L, acts, "the catalog has no actions");
   c->actions = calloc((size_t)n, sizeof *c->actions);
   L->resolved = calloc((size_t)n, sizeof *L->resolved);
-  c->recipe = calloc((size_t)n, sizeof *c->recipe);
   c->recipe_raw = calloc((size_t)n, sizeof *c->recipe_raw);
-  if (!c->actions || !L->resolved || !c->recipe || !c->recipe_raw)
+  if (!c->actions || !L->resolved || !c->recipe_raw)
     return fail(c->session, MQSS_ERR_NOMEM, "out of memory");
   c->n = n;
   c->stop = -1;
@@ -744,10 +736,11 @@ mqss_status mqss_catalog_load(mqss_session *s, const char *path,
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
   }
   c->session = s;
-  loader L = {c, &doc, path, NULL, NULL};
+  loader L = {c, &doc, path, NULL, {0}, NULL};
   st = load_document(&L, yaml_document_get_root_node(&doc));
   yaml_document_delete(&doc);
   mqss_baselines_destroy(L.recipes);
+  sb_free(&L.recipes_path);
   free(L.resolved);
   if (st != MQSS_OK) {
     mqss_catalog_destroy(c);
@@ -765,7 +758,6 @@ void mqss_catalog_destroy(mqss_catalog *c) {
   free(c->allocs);
   free(c->actions);
   free(c->prefix_hash);
-  free(c->recipe);
   free(c->recipe_raw);
   free(c);
 }

@@ -54,7 +54,7 @@ static const family_seed *family(const mqss_catalog *c,
   family_seed *f = &fs[(*n_fs)++];
   snprintf(f->name, sizeof f->name, "%s", name);
   const char *pipeline = name[0] ? mqss_baselines_pipeline(b, name) : NULL;
-  f->recipe = catalog_recipe_action(c, name, baselines_raw_pipeline(b, name));
+  f->recipe = catalog_recipe_action(c, baselines_raw_pipeline(b, name));
   f->ok = pipeline && pipeline[0] && demo_of(c, pipeline, &f->d) == 0;
   if (pipeline && pipeline[0] && !f->ok && !counts->unmatched++)
     snprintf(counts->unmatched_family, sizeof counts->unmatched_family, "%s",

@@ -10,7 +10,7 @@
 
 typedef struct {
   int seeded;    // modules with a seed
-  int recipes;   // of those, modules whose family has a recipe action
+  int recipes;   // of those, modules with a recipe action of their seed
   int unmatched; // families whose pipeline the catalog cannot express
   int refused;   // modules a seed's decision failed on
   int decisions; // the seeds' decisions, after pruning
@@ -26,10 +26,10 @@ typedef struct {
 // finds it), into *out (n_modules demos, malloc'ed; n = -1 where none:
 // an empty family pipeline, one the catalog cannot express, or one failing
 // on the module). Each seed is pruned on its module (demo_prune).
-// *recipes (n_modules ints, malloc'ed) gets the catalog's recipe action of
-// each seeded module's family, when the catalog has one for the same
-// pipeline text (catalog_recipe_action), else -1: one decision that does
-// what the seed does.
+// *recipes (n_modules ints, malloc'ed) gets, for each seeded module, the
+// catalog's recipe action of the same pipeline text as its family's
+// (catalog_recipe_action; pooling's is depthwise's), else -1: one decision
+// that does what the seed does.
 mqss_status expit_seeds(mqss_session *s, const train_config *cfg,
                         const episode_ctx *ec, demo **out, int **recipes,
                         expit_seed_counts *counts);
