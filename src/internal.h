@@ -177,6 +177,8 @@ void catalog_truncate(mqss_catalog *c, int n);
 // The first recipe action (catalog key `recipe:`) whose family's pipeline,
 // as its baselines file writes it, is `pipeline`, or -1.
 int catalog_recipe_action(const mqss_catalog *c, const char *pipeline);
+// Whether action i is a recipe action.
+bool catalog_is_recipe(const mqss_catalog *c, int i);
 // The pipeline of `family` as written in the baselines file, relative
 // schedule paths unresolved (what a catalog's recipe action hashes), or NULL.
 const char *baselines_raw_pipeline(const mqss_baselines *b,

@@ -647,6 +647,10 @@ int catalog_recipe_action(const mqss_catalog *c, const char *pipeline) {
   return -1;
 }
 
+bool catalog_is_recipe(const mqss_catalog *c, int i) {
+  return c && i >= 0 && i < c->n && c->recipe_raw[i];
+}
+
 void catalog_truncate(mqss_catalog *c, int n) {
   if (n >= 1 && n < c->n) {
     c->n = n;

@@ -105,6 +105,7 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   const mqss_decision **seqs = calloc((size_t)n, sizeof *seqs);
   int *lens = calloc((size_t)n, sizeof *lens);
   demo *cloned = calloc((size_t)n, sizeof *cloned);
+  int recipe_demos = 0; // demonstrations that start with a recipe action
   rollout_buffer rb = {0};
   mqss_status st = MQSS_OK;
   int cap = n * (EXPIT_MAX_DECISIONS + 1) + 64; // every winner, then STOP
@@ -128,7 +129,10 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
     fold_recipe(x, i, &cloned[i]);
     seqs[i] = cloned[i].d;
     lens[i] = cloned[i].n;
+    recipe_demos += lens[i] > 0 && catalog_is_recipe(x->ec->catalog,
+                                                     seqs[i][0].action);
   }
+  x->row[E_CLONE_RECIPES] = recipe_demos;
   bc_inputs in = {x->ec->catalog, x->ec->model, n, x->ec->module_paths, NULL,
                   cfg->max_steps};
   bc_counts counts;

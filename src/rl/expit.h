@@ -27,7 +27,8 @@
   X(E_HOLDOUT, "holdout_speedup")                                              \
   X(E_HOLDOUT_FAILED, "holdout_failed")                                        \
   X(E_ELAPSED, "elapsed_s")                                                    \
-  X(E_SELECTED, "modules_selected")
+  X(E_SELECTED, "modules_selected")                                            \
+  X(E_CLONE_RECIPES, "clone_recipe_demos")
 
 typedef enum {
 #define EXPIT_ENUM(e, name) e,

@@ -76,7 +76,8 @@ CATALOG = os.path.join(SRC, "tests", "train", "expit_catalog.yaml")
 ENV = dict(os.environ, MQSS_CATALOG=CATALOG)
 COLUMNS = ["round", "env_steps", "search_gain", "winners", "modules_searched",
            "search_evaluations", "clone_loss_first", "clone_loss", "ppo_return",
-           "holdout_speedup", "holdout_failed", "elapsed_s", "modules_selected"]
+           "holdout_speedup", "holdout_failed", "elapsed_s", "modules_selected",
+           "clone_recipe_demos"]
 failures = []
 passed = 0
 
@@ -512,6 +513,9 @@ def main():
                          capture_output=True, text=True, env=ENV)
     first = json.loads(sel.stdout)["decisions"][0]["action"] if sel.returncode == 0 else sel.stderr
     check(first == "recipe-mm", f"the clone's first decision on the matmul: {first}")
+    demos = [x["clone_recipe_demos"] for x in
+             csv.DictReader(open(os.path.join(TMP, "seeded_recipe", "expit.csv")))]
+    check(demos == ["1"], f"demonstrations cloned as a recipe: {demos}")
 
     # 8. cloning only, from an earlier run's winners, with the MLP network
     src = os.path.join(TMP, "rot", "round_2", "winners.tsv")
