@@ -23,7 +23,8 @@ struct mqss_catalog {
   uint64_t hash;
   uint64_t *prefix_hash; // (n + 1) hash of the first i actions
   const char **recipe_raw; // (n) recipe actions: their family's pipeline as
-                           // the baselines file wrote it; else NULL
+                           // the baselines file wrote it, unwrapped (what
+                           // the hash saw); else NULL
   void **allocs;         // every string / array the actions point into
   int n_allocs, cap_allocs;
 };
@@ -463,12 +464,9 @@ static mqss_status load_recipe(loader *L, yaml_node_t *n, const char *name,
                    unwrap_module(mqss_baselines_pipeline(L->recipes, family)));
   if (!text || !run)
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
-  char *as_written = keep(L->cat, strdup(raw));
-  if (!as_written)
-    return fail(s, MQSS_ERR_NOMEM, "out of memory");
   *pipeline = text;
   L->resolved[i] = run;
-  L->cat->recipe_raw[i] = as_written;
+  L->cat->recipe_raw[i] = text;
   return MQSS_OK;
 }
 
@@ -641,10 +639,13 @@ int catalog_prefix_with_hash(const mqss_catalog *c, uint64_t hash) {
 }
 
 int catalog_recipe_action(const mqss_catalog *c, const char *pipeline) {
-  for (int i = 0; c && pipeline && i < c->n; i++)
-    if (c->recipe_raw[i] && !strcmp(c->recipe_raw[i], pipeline))
-      return i;
-  return -1;
+  char *inner = pipeline ? unwrap_module(pipeline) : NULL;
+  int found = -1;
+  for (int i = 0; c && inner && found < 0 && i < c->n; i++)
+    if (c->recipe_raw[i] && !strcmp(c->recipe_raw[i], inner))
+      found = i;
+  free(inner);
+  return found;
 }
 
 bool catalog_is_recipe(const mqss_catalog *c, int i) {
