@@ -71,9 +71,11 @@ static void on_round(void *ctx, const double *row) {
              row[E_HOLDOUT_FAILED]);
   fprintf(stderr, "round %.0f: search gain %.3fx (%.0f searched of %.0f "
           "selected, %.0f evaluations; %.0f modules with a winner), clone "
-          "loss %.4f, PPO return %+.4f, hold-out %s, %.0f env steps, %.0f s\n",
+          "loss %.4f (%.0f winners cloned as their seed), PPO return %+.4f, "
+          "hold-out %s, %.0f env steps, %.0f s\n",
           row[E_ROUND], row[E_SEARCH_GAIN], row[E_SEARCHED], row[E_SELECTED],
-          row[E_EVALS], row[E_WINNERS], row[E_CLONE_LAST], row[E_PPO_RETURN],
+          row[E_EVALS], row[E_WINNERS], row[E_CLONE_LAST], row[E_SEEDS_KEPT],
+          row[E_PPO_RETURN],
           hold, row[E_ENV_STEPS], row[E_ELAPSED]);
 }
 

@@ -85,6 +85,8 @@ static const struct key {
      "winners.tsv of an earlier run on the same manifest that the first round starts from (\"\" = none)"},
     {"expit.holdout_every", K_INT, F(expit_holdout_every), 1, 10000, NULL,
      "hold-out figure every k rounds (and in the last round)"},
+    {"expit.seed_margin", K_FLOAT, F(expit_seed_margin), 0, 10, NULL,
+     "clone the seed unless the winner is confirmed faster than it by this margin (0 = off)"},
     {"policy.init_from", K_STRING, F(init_from), 0, 0, NULL,
      "start from this policy, migrated (--init-from)"},
 #undef F

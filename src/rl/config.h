@@ -62,6 +62,9 @@ typedef struct {
   int expit_holdout_every; // the hold-out figure every k rounds (and the last)
   char expit_winners_from[512]; // winners.tsv the first round starts from
                                 // ("" = none)
+  float expit_seed_margin; // clone a module's seed, not its winner, unless the
+                           // winner is confirmed faster than it by this
+                           // relative margin (0 = off)
 } train_config;
 
 // Fills `c` with the defaults (those of data/train_config.yaml).

@@ -12,6 +12,7 @@
 // LOGDIR/expit.csv is rebuilt from the row.csv files after every round.
 #include "rl/expit.h"
 
+#include "eval/search.h"
 #include "rl/checkpoint.h"
 
 #include <errno.h>
@@ -92,12 +93,57 @@ static void fold_recipe(const expit *x, int i, demo *dm) {
   *dm = out;
 }
 
+// Whether module i's demonstration *dm (its pruned winner) is confirmed
+// faster than its seed by expit.seed_margin: A = *dm, B = the seed,
+// expit.confirm_pairs interleaved pairs, the whole interval of time(seed) /
+// time(winner) above 1 + margin. A winner that fails to measure is not; one
+// whose seed alone fails is. Sets *beats; an error only when the module does
+// not parse or the harness fails.
+static mqss_status beats_seed(expit *x, int i, const demo *dm, bool *beats) {
+  const demo *seed = &x->seeds[i];
+  char *a = search_join(x->ec->catalog, dm->d, dm->n);
+  char *b = search_join(x->ec->catalog, seed->d, seed->n);
+  mqss_module *m = NULL;
+  mqss_status st = a && b ? mqss_module_parse_file(x->s, x->ec->module_paths[i], &m)
+                          : fail(x->s, MQSS_ERR_NOMEM, "out of memory");
+  mqss_measure_vs_result vs;
+  if (st == MQSS_OK) {
+    mqss_measure_options mo;
+    measure_settings(x, &mo);
+    mo.pipeline = a;
+    mo.repeat = x->cfg->expit_confirm_pairs;
+    st = mqss_measure_vs(m, &mo, b, &vs);
+  }
+  if (st == MQSS_OK)
+    *beats = vs.a.status == MQSS_MEASURE_OK &&
+             (vs.b.status != MQSS_MEASURE_OK ||
+              vs.ratio_lo >= 1.0 + x->cfg->expit_seed_margin);
+  mqss_module_destroy(m);
+  free(a);
+  free(b);
+  return st;
+}
+
+// Whether two demonstrations are the same decisions.
+static bool same_demo(const mqss_catalog *c, const demo *a, const demo *b) {
+  if (a->n != b->n)
+    return false;
+  for (int k = 0; k < a->n; k++)
+    if (!same_decision(c, &a->d[k], &b->d[k]))
+      return false;
+  return true;
+}
+
 // 2. Cloning on the winners, each without the decisions that leave its
 // module unchanged where they stand (the search keeps them, at no cost
 // there; a clone asked to take a step that changes nothing sees the same
 // IR again and learns to repeat itself); a module without a winner (not
 // searched yet) on its seed, the family baseline, when there is one. A
-// leading seed is cloned as its recipe action (fold_recipe).
+// leading seed is cloned as its recipe action (fold_recipe). With
+// expit.seed_margin, a seeded module's winner (STOP included) that is not
+// confirmed faster than its seed by the margin is cloned as the seed, so
+// that a family's demonstrations agree on its recipe wherever the search
+// did not clearly beat it.
 _Static_assert(EXPIT_MAX_DECISIONS <= DEMO_MAX, "a winner fits a demo");
 static mqss_status clone_winners(expit *x, const expit_winner *w) {
   const train_config *cfg = x->cfg;
@@ -106,6 +152,7 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   int *lens = calloc((size_t)n, sizeof *lens);
   demo *cloned = calloc((size_t)n, sizeof *cloned);
   int recipe_demos = 0; // demonstrations that start with a recipe action
+  int seeds_kept = 0;   // winners cloned as their seed (expit.seed_margin)
   rollout_buffer rb = {0};
   mqss_status st = MQSS_OK;
   int cap = n * (EXPIT_MAX_DECISIONS + 1) + 64; // every winner, then STOP
@@ -126,6 +173,14 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
     } else {
       cloned[i].n = w[i].n; // STOP (0), or nothing known (-1)
     }
+    bool beats = true;
+    if (st == MQSS_OK && !seed && cloned[i].n >= 0 && cfg->expit_seed_margin > 0 &&
+        x->seeds && x->seeds[i].n > 0 &&
+        !same_demo(x->ec->catalog, &cloned[i], &x->seeds[i]) &&
+        (st = beats_seed(x, i, &cloned[i], &beats)) == MQSS_OK && !beats) {
+      cloned[i] = x->seeds[i];
+      seeds_kept++;
+    }
     fold_recipe(x, i, &cloned[i]);
     seqs[i] = cloned[i].d;
     lens[i] = cloned[i].n;
@@ -133,6 +188,7 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
                                                      seqs[i][0].action);
   }
   x->row[E_CLONE_RECIPES] = recipe_demos;
+  x->row[E_SEEDS_KEPT] = seeds_kept;
   bc_inputs in = {x->ec->catalog, x->ec->model, n, x->ec->module_paths, NULL,
                   cfg->max_steps};
   bc_counts counts;

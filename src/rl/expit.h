@@ -28,7 +28,8 @@
   X(E_HOLDOUT_FAILED, "holdout_failed")                                        \
   X(E_ELAPSED, "elapsed_s")                                                    \
   X(E_SELECTED, "modules_selected")                                            \
-  X(E_CLONE_RECIPES, "clone_recipe_demos")
+  X(E_CLONE_RECIPES, "clone_recipe_demos")                                     \
+  X(E_SEEDS_KEPT, "clone_seeds_kept")
 
 typedef enum {
 #define EXPIT_ENUM(e, name) e,

@@ -129,21 +129,25 @@ static double window_variance(const ckpt_state *st, int steps) {
 // helpers
 
 // FNV-1a of the settings that shape the run (not its length or workers).
-// expit.winners_from, the last field, is folded in as text and only when
-// set, so that runs checkpointed before it existed still resume.
-_Static_assert(offsetof(train_config, expit_winners_from) +
-                       sizeof ((train_config *)0)->expit_winners_from ==
-                   sizeof(train_config),
-               "expit_winners_from is train_config's last field");
+// The last fields, expit.winners_from and expit.seed_margin, are folded in
+// only when set, so that runs checkpointed before they existed still resume.
+_Static_assert(offsetof(train_config, expit_seed_margin) >=
+                       offsetof(train_config, expit_winners_from) +
+                           sizeof ((train_config *)0)->expit_winners_from &&
+                   offsetof(train_config, expit_seed_margin) + sizeof(float) +
+                           sizeof(float) > sizeof(train_config),
+               "expit_winners_from, then expit_seed_margin, end train_config");
 static uint64_t config_hash(const train_config *cfg) {
   train_config c = *cfg;
   c.iterations = c.checkpoint_every = c.num_workers = c.pin_workers = 0;
   c.expit_rounds = 0; // more rounds continue a run
   c.expit_holdout_every = 0; // when the hold-out figure is taken: reporting only
   uint64_t h = fnv1a64(FNV1A64_INIT, &c, offsetof(train_config, expit_winners_from));
-  return c.expit_winners_from[0]
-             ? fnv1a64(h, c.expit_winners_from, strlen(c.expit_winners_from))
-             : h;
+  if (c.expit_winners_from[0])
+    h = fnv1a64(h, c.expit_winners_from, strlen(c.expit_winners_from));
+  if (c.expit_seed_margin != 0)
+    h = fnv1a64(h, &c.expit_seed_margin, sizeof c.expit_seed_margin);
+  return h;
 }
 
 mqss_status train_export(mqss_session *s, const train_options *o,

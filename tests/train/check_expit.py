@@ -49,6 +49,10 @@ most 2 decisions.
    action (baselines.yaml next to it), the run reports one module with a
    recipe action, and the clone's first decision on the matmul is it: a
    seed, or a winner that starts with it, is cloned as the recipe.
+   With expit.seed_margin 10, a carried winner other than the seed (tile 16)
+   is not confirmed 11x faster than it, so it is cloned as the seed (the
+   recipe action) and counted in clone_seeds_kept; with 0 it is cloned as
+   it is.
 8. Cloning only (expit.search_budget 0, expit.winners_from part 6's last
    winners.tsv, no PPO) with the MLP network: nothing is searched, the
    round keeps the winners it started from byte for byte, and its clone
@@ -77,7 +81,7 @@ ENV = dict(os.environ, MQSS_CATALOG=CATALOG)
 COLUMNS = ["round", "env_steps", "search_gain", "winners", "modules_searched",
            "search_evaluations", "clone_loss_first", "clone_loss", "ppo_return",
            "holdout_speedup", "holdout_failed", "elapsed_s", "modules_selected",
-           "clone_recipe_demos"]
+           "clone_recipe_demos", "clone_seeds_kept"]
 failures = []
 passed = 0
 
@@ -516,6 +520,35 @@ def main():
     demos = [x["clone_recipe_demos"] for x in
              csv.DictReader(open(os.path.join(TMP, "seeded_recipe", "expit.csv")))]
     check(demos == ["1"], f"demonstrations cloned as a recipe: {demos}")
+
+    # 7c. expit.seed_margin: a carried winner of the matmul (tile 16, not the
+    # seed's 32) that is not confirmed 11x faster than the seed is cloned as
+    # the seed, so as its recipe action
+    zeros = ",".join(["0x0p+0"] * 7)
+    carried = os.path.join(TMP, "tile16_winner.tsv")
+    with open(carried, "w") as f:
+        f.write(f"0\t1.5\t2\t1:0x0p+0,{zeros}\t2:-0x1p+0,{zeros}\tbuiltin.module("
+                "func.func(convert-linalg-to-affine-loops),func.func(affine-loop-tile"
+                "{tile-size=16}))\n")
+    for margin, kept, first_want in (("0", "0", "linalg-to-affine"), ("10", "1", "recipe-mm")):
+        name = f"seed_margin_{margin}"
+        cfg = config(name, 1, manifest="fam.tsv", budget=0, ppo=0, bc=800, holdout=False,
+                     more=f"  seed_baselines: {base}\n  winners_from: {carried}\n"
+                          f"  seed_margin: {margin}\n",
+                     sub=[("max_steps: 2", "max_steps: 4")])
+        r = train(cfg, name, env=dict(ENV, MQSS_CATALOG=rcat))
+        check(r.returncode == 0, f"seed_margin {margin} run failed: {r.stderr[-2000:]}")
+        m = rows(name) if r.returncode == 0 else [{}]
+        check(m[0].get("clone_seeds_kept") == kept and
+              f"({kept} winners cloned as their seed)" in r.stderr,
+              f"seed_margin {margin}: winners cloned as their seed: {m}")
+        sel = subprocess.run([MQSS, "select", os.path.join(corpus, "mm128.mlir"), "--catalog",
+                              rcat, "--max-steps", "4", "--json", "--policy",
+                              os.path.join(TMP, name, "round_0", "clone.safetensors")],
+                             capture_output=True, text=True, env=ENV)
+        first = (json.loads(sel.stdout)["decisions"][0]["action"] if sel.returncode == 0
+                 else sel.stderr)
+        check(first == first_want, f"seed_margin {margin}: the clone's first decision: {first}")
 
     # 8. cloning only, from an earlier run's winners, with the MLP network
     src = os.path.join(TMP, "rot", "round_2", "winners.tsv")
