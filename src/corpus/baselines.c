@@ -53,12 +53,18 @@ static yaml_node_t *map_get(yaml_document_t *d, yaml_node_t *map,
 // schedule scripts next to the file
 
 // pipe with every relative transform-library-paths= path prefixed by the
-// directory of yaml_path (malloc'd; NULL when out of memory).
+// directory of yaml_path, made absolute when it exists, so that the same
+// file gives the same text from any working directory (a catalog's recipe
+// action and mqss eval's baseline then compare equal); malloc'd, NULL when
+// out of memory.
 static char *resolve_libraries(const char *yaml_path, const char *pipe) {
   static const char key[] = "transform-library-paths=";
   const char *slash = strrchr(yaml_path, '/');
-  int dir_len = slash ? (int)(slash - yaml_path) : 1;
-  const char *dir = slash ? yaml_path : ".";
+  char rel[4096];
+  snprintf(rel, sizeof rel, "%.*s", slash ? (int)(slash - yaml_path) : 1,
+           slash ? yaml_path : ".");
+  char *abs = realpath(rel, NULL);
+  const char *dir = abs ? abs : rel;
   strbuf sb = {0};
   sb_append(&sb, "", 0);
   for (const char *p = pipe, *k; *p; p = k) {
@@ -70,8 +76,9 @@ static char *resolve_libraries(const char *yaml_path, const char *pipe) {
     k += sizeof key - 1;
     sb_append(&sb, p, (size_t)(k - p));
     if (*k != '/')
-      sb_printf(&sb, "%.*s/", dir_len, dir);
+      sb_printf(&sb, "%s/", dir);
   }
+  free(abs);
   return sb.data;
 }
 

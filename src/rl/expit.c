@@ -104,8 +104,11 @@ static mqss_status beats_seed(expit *x, int i, const demo *dm, bool *beats) {
   char *a = search_join(x->ec->catalog, dm->d, dm->n);
   char *b = search_join(x->ec->catalog, seed->d, seed->n);
   mqss_module *m = NULL;
-  mqss_status st = a && b ? mqss_module_parse_file(x->s, x->ec->module_paths[i], &m)
-                          : fail(x->s, MQSS_ERR_NOMEM, "out of memory");
+  mqss_status st =
+      a && b ? mqss_module_parse_file(x->s, x->ec->module_paths[i], &m)
+             : fail(x->s, MQSS_ERR_INVALID_ARG, "%s: cannot write the pipeline "
+                    "of its winner or seed: %s", x->ec->module_paths[i],
+                    mqss_errmsg(x->s));
   mqss_measure_vs_result vs;
   if (st == MQSS_OK) {
     mqss_measure_options mo;
@@ -256,6 +259,22 @@ static mqss_status holdout(expit *x, char *const *paths, int n,
   x->row[E_HOLDOUT] = ok ? exp(log_sum / ok) : NAN;
   x->row[E_HOLDOUT_FAILED] = failed;
   return st;
+}
+
+// An error naming `path` when a winner of w (n modules) has an action this
+// catalog does not (winners of a run on a larger catalog).
+static mqss_status check_actions(const expit *x, const char *path,
+                                 const expit_winner *w, int n) {
+  int size = mqss_catalog_size(x->ec->catalog);
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < w[i].n; k++)
+      if (w[i].d[k].action >= size)
+        return fail(x->s, MQSS_ERR_INVALID_ARG, "%s: the winner of module %d "
+                    "(%s) has action %d, outside this catalog of %d actions; "
+                    "train with the catalog it was found with (MQSS_CATALOG), "
+                    "or remove its line", path, i, x->ec->module_paths[i],
+                    w[i].d[k].action, size);
+  return MQSS_OK;
 }
 
 // Field `col` of a row.csv line (NAN when the line is shorter).
@@ -500,11 +519,16 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
     snprintf(path, sizeof path, "%s/round_%d/winners.tsv", o->log_dir, start - 1);
     if (st == MQSS_OK)
       st = expit_winners_load(s, path, w, n);
+    if (st == MQSS_OK)
+      st = check_actions(&x, path, w, n);
     r.env_steps = cs.env_steps;
   }
   // A fresh first round may start from an earlier run's winners.
-  if (st == MQSS_OK && start == 0 && cfg->expit_winners_from[0])
+  if (st == MQSS_OK && start == 0 && cfg->expit_winners_from[0]) {
     st = expit_winners_load(s, cfg->expit_winners_from, w, n);
+    if (st == MQSS_OK)
+      st = check_actions(&x, cfg->expit_winners_from, w, n);
+  }
   r.resumed_at = start;
   if (st == MQSS_OK && start < cfg->expit_rounds && cfg->expit_seed_baselines[0]) {
     expit_seed_counts sc;

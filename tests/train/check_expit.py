@@ -58,7 +58,8 @@ most 2 decisions.
    round keeps the winners it started from byte for byte, and its clone
    selects every module's pruned winner; expit.png is drawn although three
    of its panels have no data. A winners_from file that is not
-   one is an error naming its file and line.
+   one is an error naming its file and line, and so is a winner with an
+   action outside the catalog.
 
 usage: check_expit.py MQSS_BINARY SOURCE_DIR
 """
@@ -582,6 +583,12 @@ def main():
     r = train(cfg, "bad_from")
     check(r.returncode != 0 and f"{bad}:1:" in r.stderr,
           f"a bad winners_from file was not named with its line: {r.stderr[-500:]}")
+    with open(bad, "w") as f:  # action 9 of a four-action catalog
+        f.write(f"0\t1.5\t1\t9:0x0p+0,{zeros}\tbuiltin.module(func.func(cse))\n")
+    r = train(cfg, "bad_from")
+    check(r.returncode != 0 and f"{bad}: the winner of module 0" in r.stderr and
+          "outside this catalog of 4 actions" in r.stderr,
+          f"a winner with an action outside the catalog: {r.stderr[-500:]}")
 
     print(f"{passed} passed, {len(failures)} failed")
     if not failures:
