@@ -61,6 +61,38 @@ static void identical_verdict(mqss_measure_vs_result *v) {
         v->ratio_hi = v->ratio_conf = 1.0;
 }
 
+// The first lowering in a child pays warm-ups that later ones do not (with
+// two texts of one pipeline, 14-15 ms as side A, 6 ms as side B), and each
+// later one is a little faster than the one before. So both sides are
+// lowered again in the order B A A B, and each side's pipeline and finisher
+// times become those of the faster of its two new lowerings: both warm, at
+// the same mean position. The JIT is not repeated: it dominates the cost,
+// and its object may now be cached (bench/compile_order.py).
+static void relower_times(const measure_job *j, vs_progress *p,
+                          const char *const pipe[2],
+                          mqss_measure_result *const side[2]) {
+  static const int order[4] = {1, 0, 0, 1};
+  double best[2][2] = {{-1, -1}, {-1, -1}}; // [side] pipeline_ms, finish_ms
+  for (int k = 0; k < 4; k++) {
+    int s = order[k];
+    p->side = VS_A + s;
+    compiled c = {0};
+    mqss_measure_result r = *side[s];
+    if (lower_variant(j->m, pipe[s], j->e, 0, &c, &r) &&
+        (best[s][0] < 0 || r.pipeline_ms + r.finish_ms < best[s][0] + best[s][1])) {
+      best[s][0] = r.pipeline_ms;
+      best[s][1] = r.finish_ms;
+    }
+    compiled_free(&c);
+  }
+  for (int s = 0; s < 2; s++)
+    if (best[s][0] >= 0) {
+      side[s]->pipeline_ms = best[s][0];
+      side[s]->finish_ms = best[s][1];
+      side[s]->compile_ms = best[s][0] + best[s][1] + side[s]->jit_ms;
+    }
+}
+
 static void vs_child(void *user, void *reply, size_t size) {
   (void)size;
   const vs_job *vj = user;
@@ -122,6 +154,8 @@ static void vs_child(void *user, void *reply, size_t size) {
       side[s]->text_bytes = text_bytes(&c[s]);
     }
   }
+  if (ok[0] && (identical || ok[1])) // before any run confines the child
+    relower_times(j, p, pipe, side);
   if (fresh_ref && (ok[0] || ok[1])) {
     p->side = VS_REF;
     reference_run(j, &rc, &a, &ref);
