@@ -87,6 +87,8 @@ static const struct key {
      "hold-out figure every k rounds (and in the last round)"},
     {"expit.seed_margin", K_FLOAT, F(expit_seed_margin), 0, 10, NULL,
      "clone the seed unless the winner is confirmed faster than it by this margin (0 = off)"},
+    {"expit.families", K_STRING, F(expit_families), 0, 0, NULL,
+     "families (the manifest's second column) whose modules the rounds search, space-separated (\"\" = all)"},
     {"policy.init_from", K_STRING, F(init_from), 0, 0, NULL,
      "start from this policy, migrated (--init-from)"},
 #undef F

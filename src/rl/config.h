@@ -65,6 +65,8 @@ typedef struct {
   float expit_seed_margin; // clone a module's seed, not its winner, unless the
                            // winner is confirmed faster than it by this
                            // relative margin (0 = off)
+  char expit_families[256]; // the families whose modules the rounds search,
+                            // space-separated ("" = all)
 } train_config;
 
 // Fills `c` with the defaults (those of data/train_config.yaml).

@@ -1,7 +1,8 @@
 // The search phase of an expert-iteration round (see expit_search.h): the
-// round's modules (a rotating subset with expit.modules_per_round), one
-// policy-guided search per module, and the record of each outcome in
-// ROUND/search_progress.tsv, appended and fsynced as soon as it is known:
+// round's modules (a rotating subset with expit.modules_per_round, of the
+// families expit.families names), one policy-guided search per module, and
+// the record of each outcome in ROUND/search_progress.tsv, appended and
+// fsynced as soon as it is known:
 //   S <tab> evaluations <tab> winners.tsv line of the module after it <tab> #fnv
 //   K <tab> 0 <tab> module <tab> #fnv          (its reference did not measure)
 // where #fnv is FNV-1a 64 (hex) of the bytes before it. A resumed phase keeps
@@ -10,6 +11,7 @@
 // The winners and figures are folded from the records in module order, the
 // same way whether a record was just written or read back.
 #include "rl/expit_search.h"
+#include "rl/expit_seed.h"
 
 #include <errno.h>
 #include <math.h>
@@ -332,6 +334,51 @@ static mqss_status search_module(const expit_search_in *in, int i,
   return MQSS_OK;
 }
 
+// Whether the space-separated list `list` has the word `w`.
+static bool listed(const char *list, const char *w) {
+  size_t len = strlen(w);
+  for (const char *p = list; *(p += strspn(p, " ")); p += strcspn(p, " "))
+    if (strcspn(p, " ") == len && !strncmp(p, w, len))
+      return true;
+  return false;
+}
+
+// The modules the rounds may search, ascending, into pool (n slots): those
+// of the families expit.families names, all n when it is empty. Sets *count;
+// a named family no module has is an error.
+static mqss_status module_pool(const expit_search_in *in, int n, int *pool,
+                               int *count) {
+  const train_config *cfg = in->cfg;
+  *count = 0;
+  if (!cfg->expit_families[0]) {
+    for (int i = 0; i < n; i++)
+      pool[(*count)++] = i;
+    return MQSS_OK;
+  }
+  char(*fam)[64] = calloc((size_t)(n > 0 ? n : 1), sizeof *fam);
+  mqss_status st = fam ? expit_read_families(in->s, cfg->manifest, fam, n)
+                       : fail(in->s, MQSS_ERR_NOMEM, "out of memory");
+  for (int i = 0; st == MQSS_OK && i < n; i++)
+    if (listed(cfg->expit_families, fam[i]))
+      pool[(*count)++] = i;
+  // every named family must have a module
+  for (const char *p = cfg->expit_families;
+       st == MQSS_OK && *(p += strspn(p, " ")); p += strcspn(p, " ")) {
+    char name[64];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(p, " "), p);
+    bool found = false;
+    for (int i = 0; i < n && !found; i++)
+      found = !strcmp(fam[i], name);
+    if (!found)
+      st = fail(in->s, MQSS_ERR_INVALID_ARG, "expit.families names '%s', "
+                "which no module of '%s' has (its second column); name "
+                "families of that manifest, or set it to \"\"", name,
+                cfg->manifest);
+  }
+  free(fam);
+  return st;
+}
+
 mqss_status expit_search_round(const expit_search_in *in, expit_winner *w,
                                expit_search_figures *out) {
   mqss_session *s = in->s;
@@ -339,18 +386,24 @@ mqss_status expit_search_round(const expit_search_in *in, expit_winner *w,
   memset(out, 0, sizeof *out);
   out->gain = NAN;
   int *mods = malloc((size_t)(n > 0 ? n : 1) * sizeof *mods);
+  int *pool = malloc((size_t)(n > 0 ? n : 1) * sizeof *pool);
   bool *wanted = calloc((size_t)(n > 0 ? n : 1), sizeof *wanted);
   record *rec = calloc((size_t)(n > 0 ? n : 1), sizeof *rec);
-  // search_budget 0: no module is searched, the winners stay as they are
-  int total = !mods ? -1
-              : in->cfg->expit_budget == 0
-                  ? 0
-                  : expit_round_modules(n, in->cfg->expit_modules_per_round,
-                                        (uint64_t)in->cfg->seed, in->round,
-                                        mods);
   mqss_status st = MQSS_OK;
-  if (!wanted || !rec || total < 0)
+  int n_pool = 0, total = 0;
+  if (!mods || !pool || !wanted || !rec)
     st = fail(s, MQSS_ERR_NOMEM, "out of memory");
+  // search_budget 0: no module is searched, the winners stay as they are
+  if (st == MQSS_OK && in->cfg->expit_budget > 0)
+    st = module_pool(in, n, pool, &n_pool);
+  if (st == MQSS_OK && n_pool > 0) {
+    total = expit_round_modules(n_pool, in->cfg->expit_modules_per_round,
+                                (uint64_t)in->cfg->seed, in->round, mods);
+    if (total < 0)
+      st = fail(s, MQSS_ERR_NOMEM, "out of memory");
+    for (int k = 0; k < total; k++) // ascending positions: ascending modules
+      mods[k] = pool[mods[k]];
+  }
   char path[4300];
   snprintf(path, sizeof path, "%s/search_progress.tsv", in->dir);
   for (int k = 0; st == MQSS_OK && k < total; k++)
@@ -393,6 +446,7 @@ mqss_status expit_search_round(const expit_search_in *in, expit_winner *w,
   if (out->searched)
     out->gain = exp(log_gain / out->searched);
   free(mods);
+  free(pool);
   free(wanted);
   free(rec);
   return st;

@@ -18,9 +18,8 @@ typedef struct {
   demo d;
 } family_seed;
 
-// The family column of each module line of `manifest` into fam (n lines).
-static mqss_status read_families(mqss_session *s, const char *manifest,
-                                 char (*fam)[64], int n) {
+mqss_status expit_read_families(mqss_session *s, const char *manifest,
+                                char (*fam)[64], int n) {
   FILE *f = fopen(manifest, "r");
   if (!f)
     return fail(s, MQSS_ERR_IO, "cannot open manifest '%s': %s; set "
@@ -83,7 +82,7 @@ mqss_status expit_seeds(mqss_session *s, const train_config *cfg,
   if (st == MQSS_OK)
     st = mqss_baselines_load(s, path, &b);
   if (st == MQSS_OK)
-    st = read_families(s, cfg->manifest, fam, n);
+    st = expit_read_families(s, cfg->manifest, fam, n);
   int n_fs = 0;
   for (int i = 0; st == MQSS_OK && i < n; i++) {
     seeds[i].n = -1;

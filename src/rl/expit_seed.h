@@ -20,6 +20,10 @@ typedef struct {
   char refused_first[512];   // the first refused module and why ("" none)
 } expit_seed_counts;
 
+// The family column of each module line of `manifest` into fam (n lines).
+mqss_status expit_read_families(mqss_session *s, const char *manifest,
+                                char (*fam)[64], int n);
+
 // Seeds of the ec->n_modules training modules of cfg->manifest (its second
 // column names each module's family) from the baselines file
 // cfg->expit_seed_baselines ("default": data/baselines.yaml, as mqss eval

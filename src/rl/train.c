@@ -129,14 +129,19 @@ static double window_variance(const ckpt_state *st, int steps) {
 // helpers
 
 // FNV-1a of the settings that shape the run (not its length or workers).
-// The last fields, expit.winners_from and expit.seed_margin, are folded in
-// only when set, so that runs checkpointed before they existed still resume.
+// The last fields, expit.winners_from, expit.seed_margin and expit.families,
+// are folded in only when set, so that runs checkpointed before they existed
+// still resume.
 _Static_assert(offsetof(train_config, expit_seed_margin) >=
                        offsetof(train_config, expit_winners_from) +
                            sizeof ((train_config *)0)->expit_winners_from &&
-                   offsetof(train_config, expit_seed_margin) + sizeof(float) +
+                   offsetof(train_config, expit_families) ==
+                       offsetof(train_config, expit_seed_margin) + sizeof(float) &&
+                   offsetof(train_config, expit_families) +
+                           sizeof ((train_config *)0)->expit_families +
                            sizeof(float) > sizeof(train_config),
-               "expit_winners_from, then expit_seed_margin, end train_config");
+               "expit_winners_from, expit_seed_margin, expit_families end "
+               "train_config");
 static uint64_t config_hash(const train_config *cfg) {
   train_config c = *cfg;
   c.iterations = c.checkpoint_every = c.num_workers = c.pin_workers = 0;
@@ -147,6 +152,8 @@ static uint64_t config_hash(const train_config *cfg) {
     h = fnv1a64(h, c.expit_winners_from, strlen(c.expit_winners_from));
   if (c.expit_seed_margin != 0)
     h = fnv1a64(h, &c.expit_seed_margin, sizeof c.expit_seed_margin);
+  if (c.expit_families[0])
+    h = fnv1a64(h, c.expit_families, strlen(c.expit_families));
   return h;
 }
 

@@ -53,6 +53,8 @@ most 2 decisions.
    is not confirmed 11x faster than it, so it is cloned as the seed (the
    recipe action) and counted in clone_seeds_kept; with 0 it is cloned as
    it is.
+7d. expit.families: only the named families' modules are searched; a name no
+   module has is an error naming it and the manifest.
 8. Cloning only (expit.search_budget 0, expit.winners_from part 6's last
    winners.tsv, no PPO) with the MLP network: nothing is searched, the
    round keeps the winners it started from byte for byte, and its clone
@@ -550,6 +552,23 @@ def main():
         first = (json.loads(sel.stdout)["decisions"][0]["action"] if sel.returncode == 0
                  else sel.stderr)
         check(first == first_want, f"seed_margin {margin}: the clone's first decision: {first}")
+
+    # 7d. expit.families: the rounds search only the named families' modules
+    for fams, want in (("add", [1]), ("add mm", [0, 1])):
+        name = "families_" + fams.replace(" ", "_")
+        cfg = config(name, 1, manifest="fam.tsv", budget=2, ppo=0, bc=50, holdout=False,
+                     more=f'  families: "{fams}"\n')
+        r = train(cfg, name)
+        check(r.returncode == 0, f"families '{fams}' run failed: {r.stderr[-2000:]}")
+        recs = (records(os.path.join(TMP, name, "round_0", "search_progress.tsv"))
+                if r.returncode == 0 else [])
+        check(sorted(mod for mod, *_ in recs) == want,
+              f"families '{fams}' searched modules {recs}, not {want}")
+    cfg = config("families_bad", 1, manifest="fam.tsv", budget=2, ppo=0, holdout=False,
+                 more='  families: "add nope"\n')
+    r = train(cfg, "families_bad")
+    check(r.returncode != 0 and "expit.families names 'nope'" in r.stderr and
+          "fam.tsv" in r.stderr, f"an unknown family was not named: {r.stderr[-500:]}")
 
     # 8. cloning only, from an earlier run's winners, with the MLP network
     src = os.path.join(TMP, "rot", "round_2", "winners.tsv")
