@@ -343,16 +343,24 @@ void nn_ppo_backward(nn_model *m, nn_acts *a, const nn_batch *in,
                      const nn_ppo_batch *t, const nn_ppo_config *c);
 
 // Behaviour cloning: runs the network forward and returns
-//   L = mean_b [-log pi(action_b | s_b) + 0.5 |mu_b - u_b|^2],
+//   L = mean_b [-log pi(action_b | s_b) + 0.5 |mu_b - u_b|^2
+//               + kl_coef * [anchor chooses action_b] * KL_b],
 // the cross-entropy of the demonstrated action plus the squared error of
-// its parameters' means (only t->action and t->u are read). Not the
-// Gaussian log-density: shrinking the std would win that at any action
-// error. The value head and the log-stds get no gradient.
+// its parameters' means. Not the Gaussian log-density: shrinking the std
+// would win that at any action error. With kl_coef > 0 and
+// t->anchor_logp set, KL_b = KL(anchor || pi) of the discrete choice is
+// added on the samples whose demonstrated action is the anchor's greedy
+// choice: there the clone keeps the anchor's whole distribution (expert
+// iteration: the previous round's policy) rather than sharpening it, and
+// where the demonstration differs nothing pulls against it. Reads
+// t->action, t->u and t->anchor_logp only. The value head and the
+// log-stds get no gradient.
 float nn_bc_forward(const nn_model *m, nn_acts *a, const nn_batch *in,
-                    const nn_ppo_batch *t);
-// Accumulates dL/dparams into m->grads; call after nn_bc_forward.
+                    const nn_ppo_batch *t, float kl_coef);
+// Accumulates dL/dparams into m->grads; call after nn_bc_forward with the
+// same kl_coef.
 void nn_bc_backward(nn_model *m, nn_acts *a, const nn_batch *in,
-                    const nn_ppo_batch *t);
+                    const nn_ppo_batch *t, float kl_coef);
 
 // ----------------------------------------------------------------------------
 // optimizer (src/nn/adam.c)

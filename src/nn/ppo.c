@@ -45,15 +45,30 @@ int nn_act(const nn_model *m, const nn_acts *a, int b, nn_rng *rng, float *u) {
 // ----------------------------------------------------------------------------
 // the anchor term KL(anchor || pi) (see nn.h)
 
+// KL(anchor || pi) of one discrete choice: sum_j pa_j (la_j - l_j) over the
+// actions both allow (log-probabilities la, l of A1 actions).
+static double discrete_kl(const float *la, const float *l, int A1) {
+  double kl = 0.0;
+  for (int j = 0; j < A1; j++)
+    if (la[j] != -INFINITY && l[j] != -INFINITY)
+      kl += expf(la[j]) * (la[j] - l[j]);
+  return kl;
+}
+
+// Accumulates scale * dKL/dl_j = -scale * pa_j into dl (discrete_kl's terms).
+static void discrete_kl_backward(float *dl, const float *la, const float *l,
+                                 int A1, float scale) {
+  for (int j = 0; j < A1; j++)
+    if (la[j] != -INFINITY && l[j] != -INFINITY)
+      dl[j] -= scale * expf(la[j]);
+}
+
 static double anchor_kl_forward(const nn_model *m, const nn_acts *a,
                                 const nn_ppo_batch *t, int B) {
   int A1 = m->cfg.n_actions + 1, P = m->P;
   double kl = 0.0;
   for (int b = 0; b < B; b++) {
-    const float *l = a->logp + (size_t)b * A1, *la = t->anchor_logp + (size_t)b * A1;
-    for (int j = 0; j < A1; j++)
-      if (la[j] != -INFINITY && l[j] != -INFINITY)
-        kl += expf(la[j]) * (la[j] - l[j]);
+    kl += discrete_kl(t->anchor_logp + (size_t)b * A1, a->logp + (size_t)b * A1, A1);
     int act = t->action[b];
     for (int k = m->param_off[act]; k < m->param_off[act + 1]; k++) {
       float ls = m->params.log_std[k], lsa = t->anchor_log_std[k];
@@ -73,10 +88,8 @@ static void anchor_kl_backward(nn_model *m, nn_acts *a, const nn_ppo_batch *t,
                                int B, float scale) {
   int A1 = m->cfg.n_actions + 1, P = m->P;
   for (int b = 0; b < B; b++) {
-    const float *l = a->logp + (size_t)b * A1, *la = t->anchor_logp + (size_t)b * A1;
-    for (int j = 0; j < A1; j++)
-      if (la[j] != -INFINITY && l[j] != -INFINITY)
-        a->dlogp[(size_t)b * A1 + j] -= scale * expf(la[j]);
+    discrete_kl_backward(a->dlogp + (size_t)b * A1, t->anchor_logp + (size_t)b * A1,
+                         a->logp + (size_t)b * A1, A1, scale);
     int act = t->action[b];
     for (int k = m->param_off[act]; k < m->param_off[act + 1]; k++) {
       float s2 = expf(2 * m->params.log_std[k]), sa2 = expf(2 * t->anchor_log_std[k]);
@@ -153,33 +166,50 @@ void nn_ppo_backward(nn_model *m, nn_acts *a, const nn_batch *in,
 // ----------------------------------------------------------------------------
 // behaviour cloning
 
+// Whether the anchor's greedy choice (its most likely allowed action, la of
+// A1 log-probabilities) is `act`.
+static bool anchor_chooses(const float *la, int A1, int act) {
+  for (int j = 0; j < A1; j++)
+    if (la[j] != -INFINITY && la[j] > la[act])
+      return false;
+  return la[act] != -INFINITY;
+}
+
 float nn_bc_forward(const nn_model *m, nn_acts *a, const nn_batch *in,
-                    const nn_ppo_batch *t) {
+                    const nn_ppo_batch *t, float kl_coef) {
   int B = in->B, A1 = m->cfg.n_actions + 1, P = m->P;
   nn_forward(m, a, in);
   double loss = 0.0;
   for (int b = 0; b < B; b++) {
     int act = t->action[b];
-    loss -= a->logp[(size_t)b * A1 + act];
+    const float *l = a->logp + (size_t)b * A1;
+    loss -= l[act];
     for (int s = m->param_off[act]; s < m->param_off[act + 1]; s++) {
       float d = a->mu[(size_t)b * P + s] - t->u[(size_t)b * P + s];
       loss += 0.5 * d * d;
     }
+    const float *la = t->anchor_logp ? t->anchor_logp + (size_t)b * A1 : NULL;
+    if (kl_coef > 0 && la && anchor_chooses(la, A1, act))
+      loss += kl_coef * discrete_kl(la, l, A1);
   }
   return B > 0 ? (float)(loss / B) : 0.0f;
 }
 
 void nn_bc_backward(nn_model *m, nn_acts *a, const nn_batch *in,
-                    const nn_ppo_batch *t) {
+                    const nn_ppo_batch *t, float kl_coef) {
   int B = in->B, A1 = m->cfg.n_actions + 1, P = m->P;
   float inv = B > 0 ? 1.0f / (float)B : 0.0f;
   nn_acts_zero_head_grads(a, m);
   for (int b = 0; b < B; b++) {
     int act = t->action[b];
-    a->dlogp[(size_t)b * A1 + act] = -inv;
+    float *dl = a->dlogp + (size_t)b * A1;
+    dl[act] = -inv;
     for (int s = m->param_off[act]; s < m->param_off[act + 1]; s++)
       a->dmu[(size_t)b * P + s] =
           (a->mu[(size_t)b * P + s] - t->u[(size_t)b * P + s]) * inv;
+    const float *la = t->anchor_logp ? t->anchor_logp + (size_t)b * A1 : NULL;
+    if (kl_coef > 0 && la && anchor_chooses(la, A1, act))
+      discrete_kl_backward(dl, la, a->logp + (size_t)b * A1, A1, kl_coef * inv);
   }
   nn_backward(m, a, in);
 }

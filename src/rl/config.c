@@ -89,6 +89,8 @@ static const struct key {
      "clone the seed unless the winner is confirmed faster than it by this margin (0 = off)"},
     {"expit.families", K_STRING, F(expit_families), 0, 0, NULL,
      "families (the manifest's second column) whose modules the rounds search, space-separated (\"\" = all)"},
+    {"expit.bc_anchor", K_FLOAT, F(expit_bc_anchor), 0, 100, NULL,
+     "weight of KL(the round's start policy || pi) in cloning, on the states where the demonstration takes its greedy action (0 = off)"},
     {"policy.init_from", K_STRING, F(init_from), 0, 0, NULL,
      "start from this policy, migrated (--init-from)"},
 #undef F

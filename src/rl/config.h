@@ -67,6 +67,9 @@ typedef struct {
                            // relative margin (0 = off)
   char expit_families[256]; // the families whose modules the rounds search,
                             // space-separated ("" = all)
+  float expit_bc_anchor;  // weight of KL(round's start policy || pi) while
+                          // cloning, where the demonstration takes the start
+                          // policy's greedy action (0 = off)
 } train_config;
 
 // Fills `c` with the defaults (those of data/train_config.yaml).

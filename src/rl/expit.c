@@ -127,6 +127,14 @@ static mqss_status beats_seed(expit *x, int i, const demo *dm, bool *beats) {
   return st;
 }
 
+// A copy of m's weights (an anchor), NULL when out of memory.
+static nn_model *model_copy(const nn_model *m) {
+  nn_model *c = nn_model_create(&m->cfg, 0);
+  if (c)
+    memcpy(c->params_memory, m->params_memory, m->n_params * sizeof(float));
+  return c;
+}
+
 // Whether two demonstrations are the same decisions.
 static bool same_demo(const mqss_catalog *c, const demo *a, const demo *b) {
   if (a->n != b->n)
@@ -146,7 +154,9 @@ static bool same_demo(const mqss_catalog *c, const demo *a, const demo *b) {
 // expit.seed_margin, a seeded module's winner (STOP included) that is not
 // confirmed faster than its seed by the margin is cloned as the seed, so
 // that a family's demonstrations agree on its recipe wherever the search
-// did not clearly beat it.
+// did not clearly beat it. With expit.bc_anchor, the clone is also held to
+// the round's start policy where a demonstration takes its greedy action
+// (nn_bc_forward), so that unchanged labels keep their old distribution.
 _Static_assert(EXPIT_MAX_DECISIONS <= DEMO_MAX, "a winner fits a demo");
 static mqss_status clone_winners(expit *x, const expit_winner *w) {
   const train_config *cfg = x->cfg;
@@ -201,10 +211,15 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
                          .beta1 = 0.9f, .beta2 = 0.999f, .eps = 1e-8f,
                          .max_grad_norm = cfg->max_grad_norm};
   float first = NAN, last = NAN;
+  nn_model *anchor = NULL; // the round's start policy (expit.bc_anchor)
+  if (st == MQSS_OK && cfg->expit_bc_anchor > 0 &&
+      (anchor = model_copy(x->ec->model)) == NULL)
+    st = fail(x->s, MQSS_ERR_NOMEM, "out of memory");
   if (st == MQSS_OK &&
       bc_update(x->ec->model, &rb, cfg->expit_bc_epochs, cfg->minibatch, &adam,
-                &x->rng, &first, &last) != 0)
+                anchor, cfg->expit_bc_anchor, &x->rng, &first, &last) != 0)
     st = fail(x->s, MQSS_ERR_NOMEM, "out of memory in behaviour cloning");
+  nn_model_destroy(anchor);
   x->row[E_CLONE_FIRST] = first;
   x->row[E_CLONE_LAST] = last;
   rb_free(&rb);
@@ -431,10 +446,9 @@ static mqss_status run_round(expit *x, int r, expit_winner *w,
   if (st != MQSS_OK)
     return st;
   // 3. PPO anchored to the clone, in this round's directory
-  nn_model *anchor = nn_model_create(&m->cfg, 0);
+  nn_model *anchor = model_copy(m);
   if (!anchor)
     return fail(x->s, MQSS_ERR_NOMEM, "out of memory");
-  memcpy(anchor->params_memory, m->params_memory, m->n_params * sizeof(float));
   train_config pc = *cfg;
   pc.iterations = cfg->expit_ppo_iterations;
   pc.bc_epochs = 0;

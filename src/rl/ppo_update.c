@@ -317,8 +317,8 @@ out:
 }
 
 int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
-              const nn_adam_config *adam, nn_rng *rng, float *first,
-              float *last) {
+              const nn_adam_config *adam, const nn_model *anchor,
+              float kl_coef, nn_rng *rng, float *first, float *last) {
   int n = rb->n;
   int M = mb_size < n ? mb_size : n;
   *first = *last = NAN;
@@ -327,7 +327,8 @@ int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
   minibatch mb;
   bool ok = mb_alloc(&mb, rb, M);
   int *order = malloc((size_t)n * sizeof(int));
-  nn_acts acts = {0};
+  nn_acts acts = {0}, anchor_acts = {0};
+  float kl = anchor ? kl_coef : 0.0f;
   int rc = -1;
   if (!ok || !order)
     goto out;
@@ -342,9 +343,16 @@ int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
       nn_ppo_batch t;
       if (gather(&mb, rb, order + start, M, m, &acts, &in, &t) != 0)
         goto out;
+      if (kl > 0) {
+        if (nn_acts_ensure(&anchor_acts, anchor, M,
+                           rb->gnn ? in.graph.n_nodes : 0) != 0)
+          goto out;
+        nn_forward(anchor, &anchor_acts, &in);
+        t.anchor_logp = anchor_acts.logp;
+      }
       nn_zero_grad(m);
-      sum += nn_bc_forward(m, &acts, &in, &t);
-      nn_bc_backward(m, &acts, &in, &t);
+      sum += nn_bc_forward(m, &acts, &in, &t, kl);
+      nn_bc_backward(m, &acts, &in, &t, kl);
       nn_adam_step(m, adam);
       steps++;
     }
@@ -356,6 +364,7 @@ int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
 out:
   mb_free(&mb);
   nn_acts_free(&acts);
+  nn_acts_free(&anchor_acts);
   free(order);
   return rc;
 }

@@ -129,19 +129,21 @@ static double window_variance(const ckpt_state *st, int steps) {
 // helpers
 
 // FNV-1a of the settings that shape the run (not its length or workers).
-// The last fields, expit.winners_from, expit.seed_margin and expit.families,
-// are folded in only when set, so that runs checkpointed before they existed
-// still resume.
+// The last fields, expit.winners_from, expit.seed_margin, expit.families
+// and expit.bc_anchor, are folded in only when set, so that runs
+// checkpointed before they existed still resume.
 _Static_assert(offsetof(train_config, expit_seed_margin) >=
                        offsetof(train_config, expit_winners_from) +
                            sizeof ((train_config *)0)->expit_winners_from &&
                    offsetof(train_config, expit_families) ==
                        offsetof(train_config, expit_seed_margin) + sizeof(float) &&
-                   offsetof(train_config, expit_families) +
-                           sizeof ((train_config *)0)->expit_families +
-                           sizeof(float) > sizeof(train_config),
-               "expit_winners_from, expit_seed_margin, expit_families end "
-               "train_config");
+                   offsetof(train_config, expit_bc_anchor) ==
+                       offsetof(train_config, expit_families) +
+                           sizeof ((train_config *)0)->expit_families &&
+                   offsetof(train_config, expit_bc_anchor) + 2 * sizeof(float) >
+                       sizeof(train_config),
+               "expit_winners_from, expit_seed_margin, expit_families, "
+               "expit_bc_anchor end train_config");
 static uint64_t config_hash(const train_config *cfg) {
   train_config c = *cfg;
   c.iterations = c.checkpoint_every = c.num_workers = c.pin_workers = 0;
@@ -154,6 +156,8 @@ static uint64_t config_hash(const train_config *cfg) {
     h = fnv1a64(h, &c.expit_seed_margin, sizeof c.expit_seed_margin);
   if (c.expit_families[0])
     h = fnv1a64(h, c.expit_families, strlen(c.expit_families));
+  if (c.expit_bc_anchor != 0)
+    h = fnv1a64(h, &c.expit_bc_anchor, sizeof c.expit_bc_anchor);
   return h;
 }
 
@@ -284,7 +288,8 @@ static mqss_status clone_baselines(trainer *tr, train_result *r) {
               "baseline could be replayed (%d unmatched, %d refused); check "
               "env.baseline_json", r->bc.unmatched, r->bc.refused);
   if (st == MQSS_OK &&
-      bc_update(tr->m, &rb, cfg->bc_epochs, cfg->minibatch, &adam, &tr->rng,
+      bc_update(tr->m, &rb, cfg->bc_epochs, cfg->minibatch, &adam, NULL, 0.0f,
+                &tr->rng,
                 &r->bc_loss_first, &r->bc_loss_last) != 0)
     st = fail(tr->s, MQSS_ERR_NOMEM, "out of memory in behaviour cloning");
   rb_free(&rb);

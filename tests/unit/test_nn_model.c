@@ -33,6 +33,7 @@ typedef struct {
   float u[B * 3], logp_old[B], adv[B], ret[B];
   nn_ppo_batch t;
   nn_ppo_config pc;
+  float bc_kl; // the anchor weight of bc_loss (t.anchor_logp: the anchor's)
   // random head weights for the plain network check
   float wl[B * (A + 1)], wmu[B * 3], wv[B];
 } problem;
@@ -275,7 +276,7 @@ static void test_ppo_fd_mlp(void **state) {
 }
 
 static double bc_loss(problem *p) {
-  return nn_bc_forward(p->m, &p->acts, &p->in, &p->t);
+  return nn_bc_forward(p->m, &p->acts, &p->in, &p->t, p->bc_kl);
 }
 
 // The behaviour-cloning loss: the mean cross-entropy of the batch's actions
@@ -284,7 +285,7 @@ static void bc_fd(nn_arch arch) {
   problem p;
   problem_init(&p, arch, 14);
   nn_zero_grad(p.m);
-  float loss = nn_bc_forward(p.m, &p.acts, &p.in, &p.t);
+  float loss = nn_bc_forward(p.m, &p.acts, &p.in, &p.t, 0.0f);
   int A1 = A + 1, P = p.m->P;
   double want = 0;
   for (int b = 0; b < B; b++) {
@@ -295,10 +296,58 @@ static void bc_fd(nn_arch arch) {
   }
   assert_true(fabs(loss - want / B) < 1e-5);
   assert_true(loss > 0);
-  nn_bc_backward(p.m, &p.acts, &p.in, &p.t);
+  nn_bc_backward(p.m, &p.acts, &p.in, &p.t, 0.0f);
   check_all_params(arch == NN_ARCH_GNN ? "gnn bc loss" : "mlp bc loss", &p,
                    bc_loss);
   problem_free(&p);
+}
+
+// Cloning with an anchor: KL(anchor || pi) is added on the samples whose
+// demonstrated action is the anchor's greedy choice, and only there. The
+// anchor is another random network; samples 0 and 1 are given its greedy
+// action, samples 2 and 3 another allowed one.
+static void test_bc_anchor_fd(void **state) {
+  (void)state;
+  problem p, q; // q.m is the anchor
+  problem_init(&p, NN_ARCH_GNN, 14);
+  problem_init(&q, NN_ARCH_GNN, 21);
+  int A1 = A + 1;
+  assert_int_equal(nn_acts_ensure(&q.acts, q.m, B, p.gb.g.n_nodes), 0);
+  nn_forward(q.m, &q.acts, &p.in);
+  for (int b = 0; b < B; b++) {
+    const float *la = q.acts.logp + b * A1;
+    int best = -1, other = -1;
+    for (int j = 0; j < A1; j++)
+      if (p.mask[b * A1 + j] && (best < 0 || la[j] > la[best]))
+        best = j;
+    for (int j = 0; j < A1; j++)
+      if (p.mask[b * A1 + j] && j != best)
+        other = j;
+    p.action[b] = b < 2 ? best : other;
+  }
+  p.t.anchor_logp = q.acts.logp;
+  double plain = nn_bc_forward(p.m, &p.acts, &p.in, &p.t, 0.0f);
+  p.bc_kl = 0.7f;
+  nn_zero_grad(p.m);
+  double loss = nn_bc_forward(p.m, &p.acts, &p.in, &p.t, p.bc_kl);
+  double kl = 0;
+  for (int b = 0; b < 2; b++)
+    for (int j = 0; j < A1; j++)
+      if (p.mask[b * A1 + j])
+        kl += exp(q.acts.logp[b * A1 + j]) *
+              (q.acts.logp[b * A1 + j] - p.acts.logp[b * A1 + j]);
+  printf("bc anchor: plain %.5f, with the anchor %.5f, KL of samples 0-1 %.5f\n",
+         plain, loss, kl);
+  assert_true(kl > 1e-3);
+  assert_true(fabs(loss - (plain + 0.7 * kl / B)) < 1e-5);
+  nn_bc_backward(p.m, &p.acts, &p.in, &p.t, p.bc_kl);
+  check_all_params("gnn bc anchor", &p, bc_loss);
+  // the anchor itself: KL 0 wherever it chooses the demonstrated action
+  nn_forward(p.m, &q.acts, &p.in);
+  assert_true(fabs(nn_bc_forward(p.m, &p.acts, &p.in, &p.t, p.bc_kl) -
+                   nn_bc_forward(p.m, &p.acts, &p.in, &p.t, 0.0f)) < 1e-6);
+  problem_free(&p);
+  problem_free(&q);
 }
 
 static void test_bc_fd_gnn(void **state) {
@@ -569,6 +618,7 @@ int main(void) {
       cmocka_unit_test(test_ppo_fd_mlp),
       cmocka_unit_test(test_bc_fd_gnn),
       cmocka_unit_test(test_bc_fd_mlp),
+      cmocka_unit_test(test_bc_anchor_fd),
       cmocka_unit_test(test_batch_matches_single),
       cmocka_unit_test(test_act),
       cmocka_unit_test(test_adam_quadratic),
