@@ -19,6 +19,11 @@ module the median over ROUNDS of each field's bias, their geomean over modules,
 the machine, the commit and the date. Runs are --no-cache (the JIT is never an
 object-cache hit), 1 timed pair. Run it alone on a quiet machine.
 
+With KNOWN_REF=1 the comparisons are made as `mqss eval` makes them: in one
+process (bench/measure_vs_rounds.c), after a first comparison that computes
+the reference outputs, so that no later child lowers the reference for them
+(docs/MEASURE.md, "The first JIT in a child is not a side's").
+
 usage: bench/compile_order.py CORPUS_DIR [BUILD_DIR] [ROUNDS]
   CORPUS_DIR: a default corpus (mqss corpus gen); BUILD_DIR defaults to build,
   ROUNDS to 5. MODULES=a.mlir,b.mlir picks the modules (default: five hold-out
@@ -67,6 +72,22 @@ def measure(mqss, module, a, b):
     return j["a"], j["b"]
 
 
+def measure_known_ref(helper, module, x, y, rounds):
+    """Yields (xa, yb, ya, xb) per round from one bench_measure_vs_rounds run."""
+    out = subprocess.run([helper, module, x, y, str(rounds)],
+                         capture_output=True, text=True, check=False)
+    if out.returncode != 0:
+        sys.exit(f"compile_order: {module}: {out.stderr.strip()}")
+    rows = {"XY": [], "YX": []}
+    for line in out.stdout.splitlines():
+        order, *v = line.split()
+        a = dict(zip(FIELDS, map(float, v[:3])))
+        b = dict(zip(FIELDS, map(float, v[3:])))
+        rows[order].append((a, b))
+    for (xa, yb), (ya, xb) in zip(rows["XY"], rows["YX"]):
+        yield xa, yb, ya, xb
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit(__doc__.split("\n\n")[-1])
@@ -75,6 +96,12 @@ def main():
     rounds = int(sys.argv[3]) if len(sys.argv) > 3 else 5
     modules = os.environ.get("MODULES")
     modules = modules.split(",") if modules else DEFAULT_MODULES
+    known_ref = os.environ.get("KNOWN_REF") == "1"
+    helper = os.path.join(os.path.dirname(mqss), "bench_measure_vs_rounds")
+    if known_ref:
+        subprocess.run(["cmake", "--build", os.path.dirname(mqss) or ".",
+                        "-j2", "--target", "bench_measure_vs_rounds"],
+                       check=True, stdout=subprocess.DEVNULL)
     commit = subprocess.run(["git", "-C", ROOT, "describe", "--always",
                              "--dirty=+dirty"], capture_output=True,
                             text=True).stdout.strip()
@@ -82,7 +109,9 @@ def main():
                 if l.startswith("model name")), "?")
     print(f"machine: {os.uname().nodename}, {cpu}, {os.cpu_count()} cores; "
           f"commit {commit}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-    print(f"binary: {mqss}; {rounds} rounds per module, both orders each")
+    print(f"binary: {helper if known_ref else mqss}; {rounds} rounds per "
+          f"module, both orders each; reference "
+          f"{'known (as in mqss eval)' if known_ref else 'fresh in each child'}")
     print(f"{'module':24} " + " ".join(f"{f:>12}" for f in FIELDS))
     per_field = {f: [] for f in FIELDS}
     for name in modules:
@@ -91,9 +120,12 @@ def main():
         x = baseline(family)
         y = x[:-1] + ",func.func(llvm-request-c-wrappers))"
         bias = {f: [] for f in FIELDS}
-        for _ in range(rounds):
-            xa, yb = measure(mqss, path, x, y)
-            ya, xb = measure(mqss, path, y, x)
+        if known_ref:
+            samples = measure_known_ref(helper, path, x, y, rounds)
+        else:
+            samples = (measure(mqss, path, x, y) + measure(mqss, path, y, x)
+                       for _ in range(rounds))
+        for xa, yb, ya, xb in samples:
             for f in FIELDS:
                 if min(xa[f], xb[f], ya[f], yb[f]) > 0:
                     bias[f].append(math.sqrt(xa[f] / xb[f] * ya[f] / yb[f]))
