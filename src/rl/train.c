@@ -289,8 +289,7 @@ static mqss_status clone_baselines(trainer *tr, train_result *r) {
               "env.baseline_json", r->bc.unmatched, r->bc.refused);
   if (st == MQSS_OK &&
       bc_update(tr->m, &rb, cfg->bc_epochs, cfg->minibatch, &adam, NULL, 0.0f,
-                &tr->rng,
-                &r->bc_loss_first, &r->bc_loss_last) != 0)
+                &tr->rng, &r->bc_loss_first, &r->bc_loss_last) != 0)
     st = fail(tr->s, MQSS_ERR_NOMEM, "out of memory in behaviour cloning");
   rb_free(&rb);
   for (int k = 0; st == MQSS_OK && cfg->bc_log_std < 0 && k < tr->m->P; k++)
