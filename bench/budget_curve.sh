@@ -7,7 +7,9 @@
 # (PAIRS interleaved pairs, Hodges-Lehmann ratio). Prints per module and
 # budget the speedup and the selection time, and per budget the geomean
 # speedup, the median selection time and how many outputs were wrong; with
-# the machine, the commit and the date.
+# the machine, the commit and the date. compile_x is the selection's
+# compile time (pipeline + finisher + JIT, the best of the paired runs) over
+# the reference's; per budget its median and maximum are printed too.
 #
 # METHOD=random (or greedy) is the search-alone ablation at the same budget:
 # `mqss search --budget N+2` chooses instead of the policy. Its evaluation 0
@@ -18,7 +20,9 @@
 #
 # usage: bench/budget_curve.sh HOLDOUT_TSV [POLICY] [BUILD_DIR]
 #   env: BUDGETS ("0 4 16"), PAIRS (10), LIMIT (modules, default all),
-#        METHOD (policy, random or greedy; default policy)
+#        METHOD (policy, random or greedy; default policy),
+#        MAX_COMPILE (select/search --max-compile; default: select's own
+#        default, 4, and no limit for search)
 set -eu
 abs() { echo "$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"; }
 manifest=$(abs "$1")
@@ -30,9 +34,9 @@ BUILD=${3:-build}
 . bench/common.sh
 export OPENBLAS_NUM_THREADS=1
 exec python3 - "$BUILD/mqss" "$manifest" "$policy" "${BUDGETS:-0 4 16}" \
-  "${PAIRS:-10}" "${LIMIT:-0}" "$COMMIT" "${METHOD:-policy}" <<'PY'
+  "${PAIRS:-10}" "${LIMIT:-0}" "$COMMIT" "${METHOD:-policy}" "${MAX_COMPILE:-}" <<'PY'
 import json, math, os, platform, statistics, subprocess, sys, tempfile, time
-mqss, manifest, policy, budgets, pairs, limit, commit, method = sys.argv[1:]
+mqss, manifest, policy, budgets, pairs, limit, commit, method, max_compile = sys.argv[1:]
 budgets = [int(b) for b in budgets.split()]
 base = os.path.dirname(manifest)
 files = [os.path.join(base, l.split("\t")[0]) for l in open(manifest)
@@ -45,8 +49,9 @@ cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
 print(f"machine: {platform.node()}, {cpu}, {os.cpu_count()} cores; commit {commit}; "
       f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
 chooser = f"policy: {policy}" if method == "policy" else f"{method} search alone (no policy)"
-print(f"{chooser}; {len(files)} modules; {pairs} pairs per comparison")
-print(f"{'module':32} {'budget':>6} {'speedup':>8} {'interval':>17} {'select_s':>9}")
+limit_text = f"--max-compile {max_compile}" if max_compile else "default --max-compile"
+print(f"{chooser}; {len(files)} modules; {pairs} pairs per comparison; {limit_text}")
+print(f"{'module':32} {'budget':>6} {'speedup':>8} {'interval':>17} {'select_s':>9} {'compile_x':>9}")
 per = {b: [] for b in budgets}
 for f in files:
     for b in budgets:
@@ -58,11 +63,13 @@ for f in files:
             cmd = [mqss, "search", f, "--method", method, "--budget", str(b + 2),
                    "--seed", "0", "--warmup", "1", "--repeat", "5", "--json",
                    "--cache", os.path.join(cache, "measure.sqlite")]
+        if max_compile:
+            cmd += ["--max-compile", max_compile]
         sel = subprocess.run(cmd, capture_output=True, text=True)
         secs = time.time() - t0
         if sel.returncode != 0:
             print(f"{os.path.basename(f):32} {b:6} {cmd[1]} failed: {sel.stderr.strip()[:80]}")
-            per[b].append((None, secs, "error"))
+            per[b].append((None, secs, "error", None))
             continue
         pipe = sel.stdout.strip()
         if method != "policy":
@@ -73,20 +80,25 @@ for f in files:
             j = json.loads(m.stdout)
             st = j["a"]["status"]
             r = j["ratio_b_over_a"]
+            cx = j["a"]["compile_ms"] / j["b"]["compile_ms"]
         except (json.JSONDecodeError, KeyError):
             st, r = "error", None
         if st != "ok" or not r:
             print(f"{os.path.basename(f):32} {b:6} {st}")
-            per[b].append((None, secs, st))
+            per[b].append((None, secs, st, None))
             continue
-        print(f"{os.path.basename(f):32} {b:6} {r['hl']:7.3f}x [{r['lo']:6.3f}, {r['hi']:6.3f}] {secs:9.2f}")
-        per[b].append((r["hl"], secs, st))
+        print(f"{os.path.basename(f):32} {b:6} {r['hl']:7.3f}x [{r['lo']:6.3f}, {r['hi']:6.3f}] {secs:9.2f} {cx:8.2f}x")
+        per[b].append((r["hl"], secs, st, cx))
 print()
-print(f"{'budget':>6} {'geomean speedup':>16} {'median select_s':>16} {'wrong/failed':>13}")
+print(f"{'budget':>6} {'geomean speedup':>16} {'median select_s':>16} {'wrong/failed':>13}"
+      f" {'compile_x median':>17} {'max':>8}")
 for b in budgets:
-    ok = [s for s, _, _ in per[b] if s]
+    ok = [s for s, _, _, _ in per[b] if s]
     g = math.exp(sum(map(math.log, ok)) / len(ok)) if ok else float("nan")
-    med = statistics.median(t for _, t, _ in per[b]) if per[b] else float("nan")
-    bad = sum(1 for s, _, _ in per[b] if s is None)
-    print(f"{b:6} {g:15.3f}x {med:16.2f} {bad:13}")
+    med = statistics.median(t for _, t, _, _ in per[b]) if per[b] else float("nan")
+    bad = sum(1 for s, _, _, _ in per[b] if s is None)
+    cxs = [c for _, _, _, c in per[b] if c]
+    cmed = statistics.median(cxs) if cxs else float("nan")
+    cmax = max(cxs) if cxs else float("nan")
+    print(f"{b:6} {g:15.3f}x {med:16.2f} {bad:13} {cmed:16.2f}x {cmax:7.2f}x")
 PY

@@ -34,6 +34,11 @@ mqss_status cli_parse_module(mqss_session *s, const char *path,
 bool cli_parse_int(const char *cmd, const char *flag, const char *v, long lo,
                    long hi, long *out);
 
+// Parses `v`, the value of option `flag` of command `cmd`, as a finite
+// number in [lo, hi]; prints the error and returns false otherwise.
+bool cli_parse_double(const char *cmd, const char *flag, const char *v,
+                      double lo, double hi, double *out);
+
 // Option-parsing helpers for a loop `for (int i = 1; i < argc; i++)` that
 // has set `f` (argv[i]), `has_value` (i + 1 < argc), `v` (argv[i + 1] or
 // NULL) and `long x`, inside a function returning bool. CMD names the
@@ -87,6 +92,7 @@ typedef struct {
   uint64_t seed;                            // 0 = default
   int time_budget_ms;                       // --time-budget-ms + 1; 0 = none
   int budget;                // --budget N: any-time selection (0 = pure policy)
+  double max_compile;        // --max-compile F + 1; 0 = the library's default
 } policy_cli;
 // Consumes a shared option at argv[*i]: 1 consumed, 0 not, -1 error printed.
 int policy_cli_option(policy_cli *o, int argc, char **argv, int *i);

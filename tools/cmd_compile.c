@@ -55,6 +55,8 @@ int cmd_compile(int argc, char **argv) {
     go.num_skip_outputs = check.num_skips;
     go.ignore_schedule = check.ignore_schedule;
     go.budget = o.budget;
+    if (o.max_compile > 0)
+      go.max_compile = o.max_compile - 1;
     if (o.seed)
       go.seed = o.seed;
     mqss_guard_report r;

@@ -56,6 +56,10 @@ static bool parse_args(int argc, char **argv, search_args *a) {
       NEED_VALUE a->o.seed = strtoull(v, NULL, 0);
     } else if (!strcmp(f, "--min-gain")) {
       NEED_VALUE a->o.min_gain = strtod(v, NULL);
+    } else if (!strcmp(f, "--max-compile")) {
+      NEED_VALUE
+      if (!cli_parse_double("search", f, v, 0, 1e6, &a->o.max_compile))
+        return false;
     } else if (!strcmp(f, "--cache")) {
       NEED_VALUE a->o.measure.cache_path = v;
     } else if (!strcmp(f, "--entry")) {
@@ -108,9 +112,10 @@ static bool parse_args(int argc, char **argv, search_args *a) {
 
 // Prints one evaluation to `user` (a FILE *; stderr when NULL).
 static void progress(const mqss_search_eval *e, void *user) {
-  fprintf(user ? (FILE *)user : stderr, "eval %3d  %-9s %-13s %s run_ms %9.4f  best #%d %.4f  %s\n",
+  fprintf(user ? (FILE *)user : stderr, "eval %3d  %-9s %-13s %s run_ms %9.4f  compile_ms %8.1f%s  best #%d %.4f  %s\n",
           e->index, e->source, mqss_measure_status_name(e->status),
-          e->cached ? "cached" : "      ", e->run_ms, e->best_index,
+          e->cached ? "cached" : "      ", e->run_ms, e->compile_ms,
+          e->slow_compile ? " slow" : "     ", e->best_index,
           e->best_run_ms, e->pipeline[0] ? e->pipeline : "(empty)");
 }
 
@@ -127,6 +132,7 @@ static cJSON *eval_json(const mqss_search_eval *e) {
   cJSON_AddNumberToObject(j, "elapsed_ms", e->elapsed_ms);
   cJSON_AddNumberToObject(j, "best_index", e->best_index);
   cJSON_AddNumberToObject(j, "best_run_ms", e->best_run_ms);
+  cJSON_AddBoolToObject(j, "slow_compile", e->slow_compile);
   return j;
 }
 
@@ -190,6 +196,8 @@ static cJSON *result_json(const mqss_search_result *r, const char *file,
     if (r->failures_by_status[s])
       cJSON_AddNumberToObject(f, mqss_measure_status_name((mqss_measure_status)s),
                               r->failures_by_status[s]);
+  cJSON_AddNumberToObject(j, "max_compile", o->max_compile);
+  cJSON_AddNumberToObject(j, "slow_compiles", r->slow_compiles);
   cJSON_AddNumberToObject(j, "search_ms", r->search_ms);
   cJSON_AddNumberToObject(j, "confirm_ms", r->confirm_ms);
   cJSON_AddNumberToObject(j, "wall_ms", r->wall_ms);
@@ -247,6 +255,10 @@ static void print_text(const mqss_search_result *r,
       printf(" %s=%d", mqss_measure_status_name((mqss_measure_status)s),
              r->failures_by_status[s]);
   printf("\n");
+  if (o->max_compile > 0)
+    printf("slow compiles: %d over %gx the reference's compile time (%.1f "
+           "ms), never best\n", r->slow_compiles, o->max_compile,
+           o->max_compile * r->trace[0].compile_ms);
   printf("time_ms: search %.1f confirm %.1f total %.1f\n", r->search_ms,
          r->confirm_ms, r->wall_ms);
   if (trace)

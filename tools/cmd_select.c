@@ -44,6 +44,13 @@ int policy_cli_option(policy_cli *o, int argc, char **argv, int *i) {
       return -1;
     o->time_budget_ms = (int)ms + 1;
     return 1;
+  } else if (!strcmp(f, "--max-compile")) {
+    if (!has)
+      return cli_error("%s needs a value", f), -1;
+    if (!cli_parse_double(argv[0], f, argv[++*i], 0, 1e6, &o->max_compile))
+      return -1;
+    o->max_compile += 1;
+    return 1;
   } else if (!strcmp(f, "--budget")) {
     long v;
     if (!has)
@@ -228,6 +235,8 @@ int cmd_select(int argc, char **argv) {
     mqss_budget_options bo;
     mqss_budget_options_init(&bo);
     bo.budget = o.budget;
+    if (o.max_compile > 0)
+      bo.max_compile = o.max_compile - 1;
     char cache[4096];
     if (o.cache_dir && o.budget > 0) {
       mkdir(o.cache_dir, 0777); // an error shows when the cache opens

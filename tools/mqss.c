@@ -226,6 +226,9 @@ static const cli_command commands[] = {
      "                    not the focus op: the winner replays on other modules\n"
      "                    (family baselines)\n"
      "  --min-gain X      relative gain that counts as better (default 0.02)\n"
+     "  --max-compile F   a candidate that compiles longer than F times the\n"
+     "                    module without passes is never best (default 0: no\n"
+     "                    limit)\n"
      "  --confirm P       interleaved pairs per re-measured candidate; 0 skips\n"
      "                    the confirmation (default 20)\n"
      "  --confirm-top K   re-measure the K fastest candidates (default 3, max 8);\n"
@@ -267,6 +270,10 @@ static const cli_command commands[] = {
      "                            proposals (outputs checked) and keep one only\n"
      "                            when re-measurement confirms it is faster\n"
      "                            (default 0: the pure policy)\n"
+     "  --max-compile F           with --budget: a proposal that compiles longer\n"
+     "                            than F times the module without passes is\n"
+     "                            never kept; the policy's own choice is exempt\n"
+     "                            (default 4; 0: no limit)\n"
      "  --cache-dir DIR           avoid sequences logged bad in DIR (with\n"
      "                            --budget: also DIR/measure.sqlite)\n"
      "  --no-isolate              run the passes in this process (faster; a\n"
@@ -296,6 +303,7 @@ static const cli_command commands[] = {
      "                            choice and N measured proposals (as in select),\n"
      "                            then use PIPE instead when it is confirmed\n"
      "                            faster than that choice\n"
+     "  --max-compile F           with --budget: as in select (default 4)\n"
      "  --baseline PIPE           fallback pipeline (default \"\")\n"
      "  --cache-dir DIR           measure.sqlite + bad_sequences.jsonl\n"
      "  --seed N                  input seed of the check (default 1)\n"
@@ -452,6 +460,19 @@ bool cli_parse_int(const char *cmd, const char *flag, const char *v, long lo,
   if (!*v || *end || x < lo || x > hi) {
     cli_error("%s: %s expects an integer in [%ld, %ld], got '%s'", cmd, flag,
               lo, hi, v);
+    return false;
+  }
+  *out = x;
+  return true;
+}
+
+bool cli_parse_double(const char *cmd, const char *flag, const char *v,
+                      double lo, double hi, double *out) {
+  char *end;
+  double x = strtod(v, &end);
+  if (!*v || *end || !(x >= lo && x <= hi)) {
+    cli_error("%s: %s expects a number in [%g, %g], got '%s'", cmd, flag, lo,
+              hi, v);
     return false;
   }
   *out = x;

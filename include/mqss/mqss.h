@@ -1195,6 +1195,7 @@ typedef struct {
   /// uses the baseline when it is confirmed faster by 2%; 0 = the pure
   /// policy, outputs checked only (default)
   int budget;
+  double max_compile;    ///< with a budget: mqss_budget_options.max_compile (default 4)
 } mqss_guard_options;
 
 /// Fills `opts` with the defaults documented on each field.
@@ -1318,6 +1319,8 @@ typedef struct {
   double elapsed_ms;          ///< wall time since the search started, at the end
   double best_run_ms;         ///< best accepted run time after this evaluation
   int best_index;             ///< index of the best accepted evaluation after it
+  int slow_compile;           ///< nonzero: OK but over the compile-time limit
+                              ///< (mqss_search_options.max_compile), so never best
   /// (n_decisions) the candidate's decisions (owned by the result; NULL
   /// when n_decisions is 0). Replaying them gives `pipeline`.
   mqss_decision *decisions;
@@ -1357,6 +1360,14 @@ typedef struct {
   const mqss_decision *prior;   ///< POLICY: a sequence measured first (e.g. an
                                 ///< earlier winner), borrowed; NULL = none
   int n_prior;                  ///< length of prior
+  /// Compile-time limit, as a multiple of evaluation 0's compile time (the
+  /// module without passes, measured by every search): a candidate that
+  /// compiled longer is measured and kept in the trace (flagged
+  /// slow_compile) but never becomes the best, a greedy step's pick, or a
+  /// confirmation candidate. 0 = no limit (default; the search comparators
+  /// and expert iteration run without one). A speed bought with a minute of
+  /// compile time is not one a user of `select --budget` wants.
+  double max_compile;
 } mqss_search_options;
 
 /// Fills `opts` with the defaults documented on each field (measure: the
@@ -1409,6 +1420,7 @@ typedef struct {
   int cache_hits;          ///< of those, answered by the cache
   int failures;            ///< candidates whose status was not OK
   int failures_by_status[MQSS_SEARCH_STATUS_SLOTS]; ///< indexed by mqss_measure_status
+  int slow_compiles;       ///< OK candidates over the compile-time limit (slow_compile)
   double search_ms;        ///< wall time of the evaluations
   double confirm_ms;       ///< wall time of the confirmation
   double wall_ms;          ///< search_ms + confirm_ms + overhead: the whole call
@@ -1522,6 +1534,10 @@ typedef struct {
   int confirm_pairs;            ///< A/B pairs of the confirmation (default 20, >= 1)
   mqss_measure_options measure; ///< settings of every measurement (.pipeline is
                                 ///< ignored; the output check stays on)
+  double max_compile;           ///< a proposal may compile at most this multiple of
+                                ///< the module's time without passes
+                                ///< (mqss_search_options.max_compile); the own
+                                ///< choice is exempt; 0 = no limit (default 4)
 } mqss_budget_options;
 
 /// Fills `opts` with the defaults documented on each field (measure: those

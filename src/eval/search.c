@@ -175,9 +175,13 @@ int search_find(const search_ctx *c, const char *pipeline) {
   return -1;
 }
 
+bool search_eligible(const mqss_search_eval *e) {
+  return e->status == MQSS_MEASURE_OK && !e->slow_compile;
+}
+
 void search_offer_best(search_ctx *c, int index) {
   const mqss_search_eval *e = &c->out->trace[index];
-  if (e->status == MQSS_MEASURE_OK &&
+  if (search_eligible(e) &&
       search_better(c, e->run_ms, c->out->reference_run_ms) &&
       (c->out->best_index == 0 || e->run_ms < c->out->best_run_ms))
     search_set_best(c, index);
@@ -227,6 +231,11 @@ mqss_status search_eval(search_ctx *c, const char *source, const char *pipeline,
   e->elapsed_ms = now_ms() - c->t0_ms;
   e->best_index = out->best_index;
   e->best_run_ms = out->best_run_ms;
+  // Evaluation 0 sets the limit; the reference itself is never over it.
+  double limit = c->opts->max_compile * out->trace[0].compile_ms;
+  e->slow_compile = e->index > 0 && r.status == MQSS_MEASURE_OK &&
+                    c->opts->max_compile > 0 && r.compile_ms > limit;
+  out->slow_compiles += e->slow_compile;
   out->evaluations = out->n_trace;
   out->cache_hits += r.cached != 0;
   if (r.status != MQSS_MEASURE_OK) {
@@ -240,7 +249,7 @@ mqss_status search_eval(search_ctx *c, const char *source, const char *pipeline,
 
 void search_set_best(search_ctx *c, int index) {
   const mqss_search_eval *e = &c->out->trace[index];
-  if (e->status != MQSS_MEASURE_OK) // defensive: failures are never best
+  if (!search_eligible(e)) // defensive: failures are never best
     return;
   c->out->best_index = index;
   c->out->best_run_ms = e->run_ms;
@@ -275,6 +284,9 @@ static mqss_status check_options(mqss_session *s, const mqss_search_options *o) 
   if (o->max_len < 1)
     return fail(s, MQSS_ERR_INVALID_ARG,
                 "search: max_len must be at least 1 (got %d)", o->max_len);
+  if (!(o->max_compile >= 0))
+    return fail(s, MQSS_ERR_INVALID_ARG,
+                "search: max_compile must be >= 0 (got %g)", o->max_compile);
   if (!(o->min_gain >= 0 && o->min_gain < 1))
     return fail(s, MQSS_ERR_INVALID_ARG,
                 "search: min_gain must be in [0, 1) (got %g)", o->min_gain);
@@ -288,9 +300,9 @@ static mqss_status check_options(mqss_session *s, const mqss_search_options *o) 
   return MQSS_OK;
 }
 
-// The confirmation's candidates: up to `max` distinct correct evaluations
-// that beat the reference by min_gain in the search, fastest first. Returns
-// how many were stored in idx.
+// The confirmation's candidates: up to `max` distinct eligible evaluations
+// (search_eligible) that beat the reference by min_gain in the search,
+// fastest first. Returns how many were stored in idx.
 static int confirm_candidates(const search_ctx *c, int max, int *idx) {
   const mqss_search_result *out = c->out;
   int n = 0;
@@ -298,7 +310,7 @@ static int confirm_candidates(const search_ctx *c, int max, int *idx) {
     int pick = -1;
     for (int i = 1; i < out->n_trace; i++) {
       const mqss_search_eval *e = &out->trace[i];
-      if (e->status != MQSS_MEASURE_OK ||
+      if (!search_eligible(e) ||
           !search_better(c, e->run_ms, out->reference_run_ms) ||
           (pick >= 0 && e->run_ms >= out->trace[pick].run_ms))
         continue;

@@ -135,8 +135,12 @@ mqss_status search_expand(search_ctx *c, const mqss_module *cur,
                           const mqss_decision *first, int max,
                           mqss_decision *out, int *n);
 
+// True when evaluation e may be the best: measured OK and within the
+// compile-time limit (mqss_search_options.max_compile).
+bool search_eligible(const mqss_search_eval *e);
+
 // Offers evaluation `index` as the best: it becomes the best when it is
-// correct, beats the reference by min_gain and is the fastest so far.
+// eligible (search_eligible), beats the reference by min_gain and is the fastest so far.
 void search_offer_best(search_ctx *c, int index);
 
 #endif // MQSS_EVAL_SEARCH_H

@@ -118,7 +118,7 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
   if (st != MQSS_OK)
     return st;
   const mqss_search_eval *e = &c->out->trace[idx];
-  if (e->status == MQSS_MEASURE_OK) {
+  if (search_eligible(e)) {
     *ms = e->run_ms;
     if (s->best_idx < 0 || e->run_ms < c->out->trace[s->best_idx].run_ms) {
       s->best_idx = idx;

@@ -21,6 +21,9 @@ void mqss_guard_options_init(mqss_guard_options *o) {
   mqss_measure_options_init(&mo);
   o->rtol = mo.rtol;
   o->atol = mo.atol;
+  mqss_budget_options bo; // any-time selection's defaults, likewise
+  mqss_budget_options_init(&bo);
+  o->max_compile = bo.max_compile;
 }
 
 static void copy(char *dst, size_t n, const char *src) {
@@ -140,6 +143,7 @@ static mqss_status guard_budget_options(mqss_module *module,
                                         mqss_budget_options *bo) {
   mqss_budget_options_init(bo);
   bo->budget = o->budget;
+  bo->max_compile = o->max_compile;
   bo->measure.seed = o->seed;
   bo->measure.timeout_ms = o->timeout_ms;
   bo->measure.mem_limit_mb = o->mem_limit_mb;

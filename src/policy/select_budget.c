@@ -2,7 +2,8 @@
 // the policy's own choice plus N sampled proposals are measured by the
 // policy-guided search (src/eval/search_policy.c), outputs checked, and a
 // proposal replaces the own choice only when re-measurement confirms that it
-// is faster. A proposal or an own choice whose output check failed is never
+// is faster, and its compile time is within max_compile times the module's
+// without passes (the search's limit; the own choice is exempt). A proposal or an own choice whose output check failed is never
 // returned, nor an own choice that re-measurement confirms slower than the
 // reference when nothing beat the reference. Budget 0 is plain
 // mqss_policy_select(). It does not choose candidates itself.
@@ -18,6 +19,7 @@ void mqss_budget_options_init(mqss_budget_options *o) {
   memset(o, 0, sizeof *o);
   o->min_gain = 0.02;
   o->confirm_pairs = 20;
+  o->max_compile = 4;
   mqss_measure_options_init(&o->measure);
   o->measure.warmup = 1;
   o->measure.repeat = 5;
@@ -149,10 +151,10 @@ mqss_status mqss_policy_select_budget(const mqss_policy *p, mqss_module *m,
   mqss_session *s = mqss_module_session(m);
   if (!p)
     return fail(s, MQSS_ERR_INVALID_ARG, "select: NULL policy");
-  if (o && (o->budget < 0 || o->confirm_pairs < 1))
-    return fail(s, MQSS_ERR_INVALID_ARG, "select: budget must be >= 0 and "
-                "confirm_pairs >= 1 (got %d and %d)", o->budget,
-                o->confirm_pairs);
+  if (o && (o->budget < 0 || o->confirm_pairs < 1 || !(o->max_compile >= 0)))
+    return fail(s, MQSS_ERR_INVALID_ARG, "select: budget must be >= 0, "
+                "confirm_pairs >= 1 and max_compile >= 0 (got %d, %d and %g)",
+                o->budget, o->confirm_pairs, o->max_compile);
   mqss_selection *own = NULL;
   mqss_status st = mqss_policy_select(p, m, sel_opts, &own);
   if (st != MQSS_OK || !o || o->budget == 0) {
@@ -186,6 +188,7 @@ mqss_status mqss_policy_select_budget(const mqss_policy *p, mqss_module *m,
   so2.max_len = n > so.max_steps ? n : (so.max_steps > 0 ? so.max_steps : 16);
   so2.min_gain = o->min_gain;
   so2.confirm_pairs = o->confirm_pairs;
+  so2.max_compile = o->max_compile;
   so2.measure = o->measure;
   so2.measure.check_reference = 1;
   mqss_search_result sr;

@@ -3,8 +3,8 @@
 // (every candidate counts, cache hits flagged and counted), the budget,
 // determinism of the candidates for a seed, and failed candidates (a known
 // miscompile and an unknown pass, from a tiny test catalog) counted by
-// status and never chosen as best; the policy-guided search's mutations of
-// the best sequence.
+// status and never chosen as best; the compile-time limit; the
+// policy-guided search's mutations of the best sequence.
 // search.h first: cmocka's fail() macro would clash with internal.h's fail().
 #include "eval/search.h"
 
@@ -111,6 +111,17 @@ static void check_consistent(const mqss_search_result *r, int budget) {
     if (i > 0)
       assert_true(e->elapsed_ms >= r->trace[i - 1].elapsed_ms);
   }
+  int slow = 0; // over the compile-time limit: OK candidates only, never best
+  for (int i = 0; i < r->n_trace; i++) {
+    const mqss_search_eval *e = &r->trace[i];
+    slow += e->slow_compile != 0;
+    if (e->slow_compile)
+      assert_true(i > 0 && e->status == MQSS_MEASURE_OK);
+    assert_true(e->best_index == 0 || !r->trace[e->best_index].slow_compile);
+  }
+  assert_int_equal(r->slow_compiles, slow);
+  for (int k = 0; k < r->n_confirmations; k++)
+    assert_false(r->trace[r->confirmations[k].index].slow_compile);
   assert_int_equal(r->cache_hits, hits);
   assert_int_equal(r->failures, failures);
   assert_memory_equal(r->failures_by_status, by_status, sizeof by_status);
@@ -446,6 +457,111 @@ static void test_mutate_changes_one_step(void **state) {
   mqss_catalog_destroy(cat);
 }
 
+// The best a random search must name (search_offer_best) from r's trace
+// when candidates over `factor` times the reference's compile time are out.
+static int expected_best(const mqss_search_result *r, double factor,
+                         double min_gain) {
+  int best = 0;
+  for (int i = 1; i < r->n_trace; i++) {
+    const mqss_search_eval *e = &r->trace[i];
+    if (e->status == MQSS_MEASURE_OK &&
+        !(factor > 0 && e->compile_ms > factor * r->trace[0].compile_ms) &&
+        e->run_ms < r->reference_run_ms * (1 - min_gain) &&
+        (best == 0 || e->run_ms < r->trace[best].run_ms))
+      best = i;
+  }
+  return best;
+}
+
+// The compile-time limit on measured candidates: the same candidates (same
+// seed, answered by the cache the second and third time), first without a
+// limit, then with one just below the first best's compile time over the
+// reference's (the median candidate's when nothing beat the reference),
+// then with one that every candidate exceeds. Exactly the OK candidates
+// above the limit are flagged, and the best is the fastest of the others.
+// (This module runs in microseconds: which candidate beats the reference is
+// noise, so test_slow_never_best below pins the rule on a made-up trace.)
+static void test_compile_limit(void **state) {
+  fixture *f = *state;
+  remove_cache(f->cache);
+  mqss_module *m = parse_path(f->s, INPUTS "search_matmul.mlir");
+  mqss_catalog *cat = load_catalog(f->s, NULL);
+  mqss_search_options o = quick(MQSS_SEARCH_RANDOM, 8, f->cache);
+  o.max_len = 4;
+  mqss_search_result r1, r2, r3;
+  assert_int_equal(mqss_search(m, cat, &o, &r1), MQSS_OK);
+  check_consistent(&r1, 8);
+  assert_int_equal(r1.slow_compiles, 0); // no limit by default
+  assert_int_equal(r1.best_index, expected_best(&r1, 0, o.min_gain));
+  const double ref_ms = r1.trace[0].compile_ms;
+  assert_true(ref_ms > 0);
+  double ratio[8];
+  int n_ok = 0;
+  for (int i = 1; i < r1.n_trace; i++)
+    if (r1.trace[i].status == MQSS_MEASURE_OK)
+      ratio[n_ok++] = r1.trace[i].compile_ms / ref_ms;
+  assert_true(n_ok >= 2);
+  double pick = r1.best_index > 0
+                    ? r1.trace[r1.best_index].compile_ms / ref_ms
+                    : ratio[n_ok / 2];
+  o.max_compile = 0.999 * pick;
+  assert_int_equal(mqss_search(m, cat, &o, &r2), MQSS_OK);
+  check_consistent(&r2, 8);
+  assert_int_equal(r2.n_trace, r1.n_trace);
+  int slow = 0;
+  for (int i = 1; i < r2.n_trace; i++) {
+    const mqss_search_eval *e = &r2.trace[i];
+    assert_string_equal(e->pipeline, r1.trace[i].pipeline);
+    assert_true(e->compile_ms == r1.trace[i].compile_ms); // from the cache
+    assert_int_equal(e->slow_compile, e->status == MQSS_MEASURE_OK &&
+                                          e->compile_ms > o.max_compile * ref_ms);
+    slow += e->slow_compile;
+  }
+  assert_true(slow >= 1 && slow == r2.slow_compiles);
+  assert_int_equal(r2.best_index, expected_best(&r1, o.max_compile, o.min_gain));
+  // Below the cheapest candidate: every OK one is out, the reference stands.
+  o.max_compile = 1e-6;
+  assert_int_equal(mqss_search(m, cat, &o, &r3), MQSS_OK);
+  check_consistent(&r3, 8);
+  assert_int_equal(r3.slow_compiles, n_ok);
+  assert_int_equal(r3.best_index, 0);
+  assert_int_equal(r3.n_confirmations, 0);
+  assert_string_equal(r3.winner_pipeline, "");
+  mqss_search_result_free(&r1);
+  mqss_search_result_free(&r2);
+  mqss_search_result_free(&r3);
+  mqss_catalog_destroy(cat);
+  mqss_module_destroy(m);
+}
+
+// search_offer_best on a made-up trace: a candidate over the compile-time
+// limit is never the best, however fast; the fastest of the others is.
+static void test_slow_never_best(void **state) {
+  (void)state;
+  mqss_search_options o;
+  mqss_search_options_init(&o);
+  mqss_search_eval t[4] = {
+      {.index = 0, .status = MQSS_MEASURE_OK, .run_ms = 10, .compile_ms = 100},
+      {.index = 1, .status = MQSS_MEASURE_OK, .run_ms = 2, .compile_ms = 900,
+       .slow_compile = 1},
+      {.index = 2, .status = MQSS_MEASURE_OK, .run_ms = 5, .compile_ms = 150},
+      {.index = 3, .status = MQSS_MEASURE_OK, .run_ms = 4, .compile_ms = 950,
+       .slow_compile = 1},
+  };
+  mqss_search_result out = {.trace = t, .n_trace = 4, .reference_run_ms = 10,
+                            .best_run_ms = 10};
+  search_ctx c = {.opts = &o, .out = &out};
+  search_offer_best(&c, 1);
+  assert_int_equal(out.best_index, 0);
+  search_offer_best(&c, 2);
+  assert_int_equal(out.best_index, 2);
+  search_offer_best(&c, 3);
+  assert_int_equal(out.best_index, 2);
+  search_set_best(&c, 1); // refused as a failure would be
+  assert_int_equal(out.best_index, 2);
+  assert_true(out.best_run_ms == 5);
+}
+
 static void test_bad_options(void **state) {
   fixture *f = *state;
   mqss_module *m = parse_path(f->s, INPUTS "search_matmul.mlir");
@@ -455,6 +571,11 @@ static void test_bad_options(void **state) {
   assert_int_equal(mqss_search(m, cat, &o, &r), MQSS_ERR_INVALID_ARG);
   assert_non_null(strstr(mqss_errmsg(f->s), "budget"));
   assert_int_equal(r.evaluations, 0);
+  mqss_search_result_free(&r);
+  o.budget = 2;
+  o.max_compile = -1;
+  assert_int_equal(mqss_search(m, cat, &o, &r), MQSS_ERR_INVALID_ARG);
+  assert_non_null(strstr(mqss_errmsg(f->s), "max_compile"));
   mqss_search_result_free(&r);
   assert_string_equal(mqss_search_method_name(MQSS_SEARCH_GREEDY), "greedy");
   mqss_catalog_destroy(cat);
@@ -470,6 +591,8 @@ int main(void) {
       T(test_greedy_failures),
       T(test_greedy_repeats_schedule),
       T(test_mutate_changes_one_step),
+      T(test_compile_limit),
+      T(test_slow_never_best),
       T(test_bad_options),
 #undef T
   };

@@ -2,7 +2,8 @@
 // plain mqss_policy_select, to the pipeline; with a budget, a policy whose own
 // choice miscompiles (untrained seed-1 policy over the search test catalog:
 // it tiles and super-vectorizes the jacobi kernel, a known wrong-output
-// pipeline) gets a selection whose outputs pass the check instead.
+// pipeline) gets a selection whose outputs pass the check instead, and no
+// passes when the compile-time limit leaves no proposal.
 #include "internal.h"
 
 #include <setjmp.h>
@@ -121,6 +122,21 @@ static void test_budget_never_returns_a_wrong_pipeline(void **state) {
   mqss_measure_result mr;
   assert_int_equal(mqss_measure(m, &mo, &mr), MQSS_OK);
   assert_int_equal(mr.status, MQSS_MEASURE_OK);
+  // A compile-time limit no proposal meets: none is kept, and the own
+  // choice failed its check, so no passes.
+  assert_true(o.max_compile == 4); // the default
+  mqss_selection_destroy(sel);
+  sel = NULL;
+  o.max_compile = 1e-6;
+  assert_int_equal(mqss_policy_select_budget(p, m, &so, &o, &sel, &r), MQSS_OK);
+  assert_int_equal(r.kept, 2);
+  assert_int_equal(mqss_selection_count(sel), 0);
+  mqss_selection_destroy(sel);
+  sel = NULL;
+  o.max_compile = -1;
+  assert_int_equal(mqss_policy_select_budget(p, m, &so, &o, &sel, &r),
+                   MQSS_ERR_INVALID_ARG);
+  assert_non_null(strstr(mqss_errmsg(s), "max_compile"));
   mqss_selection_destroy(own);
   mqss_selection_destroy(sel);
   mqss_policy_destroy(p);
