@@ -10,6 +10,9 @@
 # the machine, the commit and the date. compile_x is the selection's
 # compile time (pipeline + finisher + JIT, the best of the paired runs) over
 # the reference's; per budget its median and maximum are printed too.
+# pipeline is a hash of the chosen pipeline, to tell which selections two
+# runs share, followed by slow=K when K proposals were left out for their
+# compile time (--max-compile).
 #
 # METHOD=random (or greedy) is the search-alone ablation at the same budget:
 # `mqss search --budget N+2` chooses instead of the policy. Its evaluation 0
@@ -35,7 +38,7 @@ BUILD=${3:-build}
 export OPENBLAS_NUM_THREADS=1
 exec python3 - "$BUILD/mqss" "$manifest" "$policy" "${BUDGETS:-0 4 16}" \
   "${PAIRS:-10}" "${LIMIT:-0}" "$COMMIT" "${METHOD:-policy}" "${MAX_COMPILE:-}" <<'PY'
-import json, math, os, platform, statistics, subprocess, sys, tempfile, time
+import hashlib, json, re, math, os, platform, statistics, subprocess, sys, tempfile, time
 mqss, manifest, policy, budgets, pairs, limit, commit, method, max_compile = sys.argv[1:]
 budgets = [int(b) for b in budgets.split()]
 base = os.path.dirname(manifest)
@@ -51,7 +54,7 @@ print(f"machine: {platform.node()}, {cpu}, {os.cpu_count()} cores; commit {commi
 chooser = f"policy: {policy}" if method == "policy" else f"{method} search alone (no policy)"
 limit_text = f"--max-compile {max_compile}" if max_compile else "default --max-compile"
 print(f"{chooser}; {len(files)} modules; {pairs} pairs per comparison; {limit_text}")
-print(f"{'module':32} {'budget':>6} {'speedup':>8} {'interval':>17} {'select_s':>9} {'compile_x':>9}")
+print(f"{'module':32} {'budget':>6} {'speedup':>8} {'interval':>17} {'select_s':>9} {'compile_x':>9} pipeline")
 per = {b: [] for b in budgets}
 for f in files:
     for b in budgets:
@@ -87,7 +90,10 @@ for f in files:
             print(f"{os.path.basename(f):32} {b:6} {st}")
             per[b].append((None, secs, st, None))
             continue
-        print(f"{os.path.basename(f):32} {b:6} {r['hl']:7.3f}x [{r['lo']:6.3f}, {r['hi']:6.3f}] {secs:9.2f} {cx:8.2f}x")
+        tag = hashlib.sha1(pipe.encode()).hexdigest()[:8] if pipe else "(none)"
+        slow = re.search(r"(\d+) proposal\(s\) compiled over", sel.stderr)
+        tag += f" slow={slow.group(1)}" if slow else ""
+        print(f"{os.path.basename(f):32} {b:6} {r['hl']:7.3f}x [{r['lo']:6.3f}, {r['hi']:6.3f}] {secs:9.2f} {cx:8.2f}x {tag}")
         per[b].append((r["hl"], secs, st, cx))
 print()
 print(f"{'budget':>6} {'geomean speedup':>16} {'median select_s':>16} {'wrong/failed':>13}"

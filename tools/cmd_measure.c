@@ -127,6 +127,7 @@ static cJSON *result_json(const mqss_measure_result *r) {
   cJSON_AddNumberToObject(j, "pipeline_ms", r->pipeline_ms);
   cJSON_AddNumberToObject(j, "finish_ms", r->finish_ms);
   cJSON_AddNumberToObject(j, "jit_ms", r->jit_ms);
+  cJSON_AddNumberToObject(j, "llvm_ms", r->llvm_ms);
   cJSON_AddNumberToObject(j, "text_bytes", (double)r->text_bytes);
   cJSON *run = cJSON_AddObjectToObject(j, "run_ms");
   cJSON_AddNumberToObject(run, "median", r->run_ms_median);

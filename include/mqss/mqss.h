@@ -287,6 +287,12 @@ typedef struct {
   double pipeline_ms;    ///< the pipeline alone
   double finish_ms;      ///< the finisher alone
   double jit_ms;         ///< ExecutionEngine creation and symbol lookup
+  /// LLVM's compilation of the lowered code to machine code: jit_ms when it
+  /// ran now; when the object cache supplied the object (jit_ms is then only
+  /// the link time), the jit_ms it took when it was stored. So
+  /// pipeline_ms + finish_ms + llvm_ms is the compile time with or without
+  /// a cache (what the search's compile-time limit compares).
+  double llvm_ms;
   int64_t text_bytes;    ///< .text* bytes of the host object file; -1 unknown
   int runs;              ///< timed runs (== repeat when OK)
   double run_ms_median, run_ms_min, run_ms_max, run_ms_mad;
@@ -1315,7 +1321,8 @@ typedef struct {
   mqss_measure_status status; ///< outcome; only OK candidates can be best
   int cached;                 ///< nonzero when mqss_measure hit the cache
   double run_ms;              ///< median run time (0 unless OK)
-  double compile_ms;          ///< compile time (pipeline + finisher + JIT)
+  double compile_ms;          ///< compile time: pipeline_ms + finish_ms + llvm_ms
+                              ///< of its measurement (object cache or not)
   double elapsed_ms;          ///< wall time since the search started, at the end
   double best_run_ms;         ///< best accepted run time after this evaluation
   int best_index;             ///< index of the best accepted evaluation after it
@@ -1549,6 +1556,9 @@ typedef struct {
   int measured;           ///< candidates measured (cache hits included), the
                           ///< reference and the policy's own choice included
   int failed;             ///< of those, not OK (crash, wrong output, ...)
+  int slow;               ///< proposals measured OK but over the compile-time
+                          ///< limit (mqss_budget_options.max_compile): never
+                          ///< kept (the own choice, exempt, is not counted)
   int policy_ok;          ///< nonzero: the policy's own choice passed its output check
   int kept;               ///< 0 = the policy's own choice, 1 = another proposal,
                           ///< 2 = no passes (the own choice failed; nothing confirmed),

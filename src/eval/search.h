@@ -140,7 +140,8 @@ mqss_status search_expand(search_ctx *c, const mqss_module *cur,
 bool search_eligible(const mqss_search_eval *e);
 
 // Offers evaluation `index` as the best: it becomes the best when it is
-// eligible (search_eligible), beats the reference by min_gain and is the fastest so far.
+// eligible (search_eligible), beats the reference by min_gain and is the
+// fastest so far.
 void search_offer_best(search_ctx *c, int index);
 
 #endif // MQSS_EVAL_SEARCH_H

@@ -40,7 +40,7 @@ static bool result_sane(const mqss_measure_result *r) {
          r->cached <= 2 && memchr(r->entry, 0, sizeof r->entry) &&
          memchr(r->message, 0, sizeof r->message) &&
          memchr(r->notes, 0, sizeof r->notes) && nonneg(r->compile_ms) &&
-         nonneg(r->pipeline_ms) && nonneg(r->finish_ms) && nonneg(r->jit_ms) &&
+         nonneg(r->pipeline_ms) && nonneg(r->finish_ms) && nonneg(r->jit_ms) && nonneg(r->llvm_ms) &&
          r->text_bytes >= -1 && r->runs >= 0 && nonneg(r->run_ms_median) &&
          nonneg(r->run_ms_min) && nonneg(r->run_ms_max) &&
          nonneg(r->run_ms_mad) && r->num_values >= 0 &&
@@ -273,8 +273,9 @@ static int64_t object_checksum(const char *key, const void *obj, size_t len) {
   return (int64_t)fnv1a64(h, obj, len);
 }
 
+// A stored object is the LLVM time it took (a double), then the object file.
 bool cache_object_get(mqss_session *s, const char *path, const char *key,
-                      strbuf *obj) {
+                      strbuf *obj, double *llvm_ms) {
   sqlite3 *db;
   sb_clear(obj);
   if (cache_open_read(s, path, &db) != MQSS_OK)
@@ -287,11 +288,16 @@ bool cache_object_get(mqss_session *s, const char *path, const char *key,
     if (sqlite3_step(q) == SQLITE_ROW) {
       const void *blob = sqlite3_column_blob(q, 1);
       size_t len = (size_t)sqlite3_column_bytes(q, 1);
-      found = blob && len > 0 &&
+      found = blob && len > sizeof *llvm_ms &&
               sqlite3_column_int64(q, 0) == object_checksum(key, blob, len);
+      if (found) {
+        memcpy(llvm_ms, blob, sizeof *llvm_ms);
+        found = *llvm_ms >= 0 && *llvm_ms < 1e12; // finite, in range
+      }
       corrupt = !found;
       if (found)
-        sb_append(obj, blob, len);
+        sb_append(obj, (const char *)blob + sizeof *llvm_ms,
+                  len - sizeof *llvm_ms);
     }
   }
   sqlite3_finalize(q);
@@ -306,18 +312,24 @@ bool cache_object_get(mqss_session *s, const char *path, const char *key,
 }
 
 void cache_object_put(mqss_session *s, const char *path, const char *key,
-                      const void *obj, size_t len) {
+                      const void *obj, size_t len, double llvm_ms) {
   sqlite3 *db;
-  if (!len || cache_open(s, path, &db) != MQSS_OK)
+  strbuf blob = {0};
+  sb_append(&blob, (const char *)&llvm_ms, sizeof llvm_ms);
+  sb_append(&blob, obj, len);
+  if (!len || !blob.data || cache_open(s, path, &db) != MQSS_OK) {
+    sb_free(&blob);
     return;
+  }
   sqlite3_stmt *q = NULL;
   if (sqlite3_prepare_v2(db, "INSERT OR IGNORE INTO objects(key, checksum, object) "
                          "VALUES (?1, ?2, ?3)", -1, &q, NULL) == SQLITE_OK) {
     sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
-    sqlite3_bind_int64(q, 2, object_checksum(key, obj, len));
-    sqlite3_bind_blob(q, 3, obj, (int)len, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 2, object_checksum(key, blob.data, blob.len));
+    sqlite3_bind_blob(q, 3, blob.data, (int)blob.len, SQLITE_STATIC);
     sqlite3_step(q);
   }
   sqlite3_finalize(q);
   sqlite3_close(db);
+  sb_free(&blob);
 }

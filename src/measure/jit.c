@@ -179,7 +179,7 @@ static void object_key(const compiled *c, const mqss_measure_options *o,
                        strbuf *key) {
   char *cpu = LLVMGetHostCPUName(), *features = LLVMGetHostCPUFeatures();
   uint64_t fh = fnv1a64(FNV1A64_INIT, features, strlen(features));
-  sb_printf(key, "object v1;lowered=%016" PRIx64 ";opt=%d;cpu=%s;features=%016"
+  sb_printf(key, "object v2;lowered=%016" PRIx64 ";opt=%d;cpu=%s;features=%016"
             PRIx64 ";mlir=%s", c->lowered_hash, o->opt_level, cpu, fh,
             mqss_mlir_version());
   LLVMDisposeMessage(cpu);
@@ -252,7 +252,8 @@ bool jit_variant(const mqss_measure_options *o, const entry_spec *e,
   strbuf key = {0};
   if (objects) {
     object_key(c, o, &key);
-    if (cache_object_get(c->mod->session, o->cache_path, key.data, &c->object) &&
+    if (cache_object_get(c->mod->session, o->cache_path, key.data, &c->object,
+                         &r->llvm_ms) &&
         load_object(c, o, e)) {
       sb_free(&key);
       r->jit_ms = now_ms() - t2;
@@ -264,11 +265,11 @@ bool jit_variant(const mqss_measure_options *o, const entry_spec *e,
   // The candidate's object is kept for text_bytes (the reference is not
   // sized), and every object when there is a cache to store it in.
   bool ok = create_engine(c, o, e, objects || (o->code_size && stage_base == 0), r);
-  r->jit_ms = now_ms() - t2;
+  r->jit_ms = r->llvm_ms = now_ms() - t2;
   r->compile_ms = r->pipeline_ms + r->finish_ms + r->jit_ms;
   if (ok && objects && engine_object(c, &c->object))
     cache_object_put(c->mod->session, o->cache_path, key.data, c->object.data,
-                     c->object.len);
+                     c->object.len, r->llvm_ms);
   sb_free(&key);
   return ok;
 }

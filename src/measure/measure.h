@@ -345,13 +345,14 @@ mqss_status cache_put(mqss_session *s, const char *path, const char *key,
 // Version of the stored row format, part of every key.
 int cache_format(void);
 // The object file stored under `key` (table objects, checksummed) into
-// `obj`; false on a miss or a corrupt entry (which is deleted). Best effort:
-// errors are misses.
+// `obj`, and the LLVM time its compilation took into *llvm_ms; false on a
+// miss or a corrupt entry (which is deleted). Best effort: errors are misses.
 bool cache_object_get(mqss_session *s, const char *path, const char *key,
-                      strbuf *obj);
-// Stores an object file under `key` unless one is there. Best effort.
+                      strbuf *obj, double *llvm_ms);
+// Stores an object file and the LLVM time it took under `key` unless one is
+// there. Best effort.
 void cache_object_put(mqss_session *s, const char *path, const char *key,
-                      const void *obj, size_t len);
+                      const void *obj, size_t len, double llvm_ms);
 // Copies a stored row (blob, len bytes) into `r` when its checksum matches
 // `key` and its fields are in range; false for a corrupt or foreign row.
 bool cache_row_decode(const char *key, const void *blob, size_t len,

@@ -3,10 +3,11 @@
 // policy-guided search (src/eval/search_policy.c), outputs checked, and a
 // proposal replaces the own choice only when re-measurement confirms that it
 // is faster, and its compile time is within max_compile times the module's
-// without passes (the search's limit; the own choice is exempt). A proposal or an own choice whose output check failed is never
-// returned, nor an own choice that re-measurement confirms slower than the
-// reference when nothing beat the reference. Budget 0 is plain
-// mqss_policy_select(). It does not choose candidates itself.
+// without passes (the search's limit; the own choice is exempt). A proposal
+// or an own choice whose output check failed is never returned, nor an own
+// choice that re-measurement confirms slower than the reference when nothing
+// beat the reference. Budget 0 is plain mqss_policy_select(). It does not
+// choose candidates itself.
 #include "policy/policy.h"
 
 #include <stdio.h>
@@ -196,11 +197,19 @@ mqss_status mqss_policy_select_budget(const mqss_policy *p, mqss_module *m,
   if (st == MQSS_OK) {
     r->measured = sr.evaluations;
     r->failed = sr.failures;
+    // The own choice (evaluation 1) is exempt from the limit: not counted.
+    r->slow = sr.slow_compiles - (n > 0 && sr.n_trace > 1 &&
+                                  sr.trace[1].slow_compile);
     // The own choice is evaluation 1, or the reference itself when empty.
     const char *own_text = n > 0 && sr.n_trace > 1 ? sr.trace[1].pipeline : "";
     r->policy_ok = n == 0 || (sr.n_trace > 1 &&
                               sr.trace[1].status == MQSS_MEASURE_OK);
     st = decide(p, m, o, &sr, own_text, r->policy_ok, &own, r);
+    size_t len = strlen(r->reason);
+    if (st == MQSS_OK && r->slow > 0)
+      snprintf(r->reason + len, sizeof r->reason - len, "; %d proposal(s) "
+               "compiled over %gx the module's time without passes and were "
+               "not considered", r->slow, o->max_compile);
   }
   else if (st == MQSS_ERR_INVALID_ARG) {
     // The module does not measure without passes: nothing can be checked.

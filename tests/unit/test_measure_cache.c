@@ -271,7 +271,8 @@ static void test_lowered_code_hit(void **state) {
 
 // The object cache: a measurement whose lowered code was compiled before
 // (here: another seed, so the result cache misses) links the stored object
-// file instead of running the JIT, and gets the same outputs. In process, so
+// file instead of running the JIT, and gets the same outputs and the LLVM
+// time the stored compilation took. In process, so
 // that the engines can be counted.
 static void test_object_cache(void **state) {
   mqss_measure_options o;
@@ -296,6 +297,9 @@ static void test_object_cache(void **state) {
   assert_int_equal(r2.cached, 0);
   assert_int_equal(jit_engines_created() - before, first); // no JIT at all
   assert_int_equal(r2.text_bytes, r1.text_bytes);
+  // The JIT r1 ran is r2's LLVM time too: the object carries it.
+  assert_true(r1.llvm_ms == r1.jit_ms && r1.llvm_ms > 0);
+  assert_true(r2.llvm_ms == r1.llvm_ms);
   // Without the cache the same measurement compiles, and agrees.
   o.no_cache = 1;
   assert_int_equal(mqss_measure(m, &o, &r3), MQSS_OK);

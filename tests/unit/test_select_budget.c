@@ -3,7 +3,8 @@
 // choice miscompiles (untrained seed-1 policy over the search test catalog:
 // it tiles and super-vectorizes the jacobi kernel, a known wrong-output
 // pipeline) gets a selection whose outputs pass the check instead, and no
-// passes when the compile-time limit leaves no proposal.
+// passes when the compile-time limit leaves no proposal; the limit with
+// the default policy.
 #include "internal.h"
 
 #include <setjmp.h>
@@ -131,6 +132,8 @@ static void test_budget_never_returns_a_wrong_pipeline(void **state) {
   assert_int_equal(mqss_policy_select_budget(p, m, &so, &o, &sel, &r), MQSS_OK);
   assert_int_equal(r.kept, 2);
   assert_int_equal(mqss_selection_count(sel), 0);
+  // every proposal that passed its check (none here) was over the limit
+  assert_int_equal(r.slow, r.measured - 1 - r.failed);
   mqss_selection_destroy(sel);
   sel = NULL;
   o.max_compile = -1;
@@ -144,10 +147,53 @@ static void test_budget_never_returns_a_wrong_pipeline(void **state) {
   mqss_session_destroy(s);
 }
 
+// The compile-time limit with the default policy on a small matmul, whose
+// proposals pass their check: without a limit none is over it; with one
+// below any compile time, the same proposals are measured, every one that
+// passed is over it and none is kept, and the reason says so.
+static void test_budget_compile_limit(void **state) {
+  (void)state;
+  mqss_session *s = NULL;
+  mqss_module *m = NULL;
+  mqss_policy *p = NULL;
+  assert_int_equal(mqss_session_create(&s), MQSS_OK);
+  assert_int_equal(
+      mqss_module_parse_file(s, INPUTS "search_matmul.mlir", &m), MQSS_OK);
+  mqss_policy_options po;
+  mqss_policy_options_init(&po);
+  if (mqss_policy_load(s, MQSS_SOURCE_DIR "/models/default.safetensors", &po,
+                       &p) != MQSS_OK)
+    fail_msg("policy: %s", mqss_errmsg(s));
+  mqss_select_options so;
+  mqss_select_options_init(&so);
+  mqss_budget_options o = quick(4);
+  o.max_compile = 0;
+  mqss_budget_report r0, r1;
+  mqss_selection *sel = NULL;
+  assert_int_equal(mqss_policy_select_budget(p, m, &so, &o, &sel, &r0), MQSS_OK);
+  mqss_selection_destroy(sel);
+  assert_int_equal(r0.slow, 0);
+  assert_true(r0.policy_ok);
+  int passed = r0.measured - 2 - r0.failed; // proposals that passed
+  assert_true(passed >= 1);
+  o.max_compile = 1e-6;
+  assert_int_equal(mqss_policy_select_budget(p, m, &so, &o, &sel, &r1), MQSS_OK);
+  mqss_selection_destroy(sel);
+  assert_int_equal(r1.measured, r0.measured);
+  assert_int_equal(r1.failed, r0.failed);
+  assert_int_equal(r1.slow, passed);
+  assert_int_not_equal(r1.kept, 1);
+  assert_non_null(strstr(r1.reason, "compiled over"));
+  mqss_policy_destroy(p);
+  mqss_module_destroy(m);
+  mqss_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_budget_zero_is_plain_select),
       cmocka_unit_test(test_budget_never_returns_a_wrong_pipeline),
+      cmocka_unit_test(test_budget_compile_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
