@@ -283,15 +283,14 @@ typedef struct {
                          ///< pipeline with the same lowered code (its run
                          ///< figures; pipeline_ms and finish_ms are this one's)
   char entry[128];       ///< the function that was run
-  double compile_ms;     ///< pipeline + finisher + JIT compilation
+  double compile_ms;     ///< pipeline_ms + finish_ms + llvm_ms: the compile
+                         ///< time, the same with or without the object cache
   double pipeline_ms;    ///< the pipeline alone
   double finish_ms;      ///< the finisher alone
   double jit_ms;         ///< ExecutionEngine creation and symbol lookup
   /// LLVM's compilation of the lowered code to machine code: jit_ms when it
   /// ran now; when the object cache supplied the object (jit_ms is then only
-  /// the link time), the jit_ms it took when it was stored. So
-  /// pipeline_ms + finish_ms + llvm_ms is the compile time with or without
-  /// a cache (what the search's compile-time limit compares).
+  /// the link time), the jit_ms it took when it was stored.
   double llvm_ms;
   int64_t text_bytes;    ///< .text* bytes of the host object file; -1 unknown
   int runs;              ///< timed runs (== repeat when OK)
@@ -1321,8 +1320,7 @@ typedef struct {
   mqss_measure_status status; ///< outcome; only OK candidates can be best
   int cached;                 ///< nonzero when mqss_measure hit the cache
   double run_ms;              ///< median run time (0 unless OK)
-  double compile_ms;          ///< compile time: pipeline_ms + finish_ms + llvm_ms
-                              ///< of its measurement (object cache or not)
+  double compile_ms;          ///< compile time (pipeline + finisher + LLVM)
   double elapsed_ms;          ///< wall time since the search started, at the end
   double best_run_ms;         ///< best accepted run time after this evaluation
   int best_index;             ///< index of the best accepted evaluation after it

@@ -97,7 +97,7 @@ static bool lowered_lookup(const measure_job *j, const compiled *c,
     return false;
   hit.pipeline_ms = r->pipeline_ms;
   hit.finish_ms = r->finish_ms;
-  hit.compile_ms = hit.pipeline_ms + hit.finish_ms + hit.jit_ms;
+  hit.compile_ms = hit.pipeline_ms + hit.finish_ms + hit.llvm_ms;
   hit.cached = 2;
   *r = hit;
   return true;

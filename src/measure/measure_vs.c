@@ -53,7 +53,7 @@ static void identical_verdict(mqss_measure_vs_result *v) {
   mqss_measure_result b = v->a;
   b.pipeline_ms = v->b.pipeline_ms;
   b.finish_ms = v->b.finish_ms;
-  b.compile_ms = b.pipeline_ms + b.finish_ms + b.jit_ms;
+  b.compile_ms = b.pipeline_ms + b.finish_ms + b.llvm_ms;
   b.lowered_hash = v->b.lowered_hash;
   v->b = b;
   if (v->a.status == MQSS_MEASURE_OK)
@@ -89,7 +89,7 @@ static void relower_times(const measure_job *j, vs_progress *p,
     if (best[s][0] >= 0) {
       side[s]->pipeline_ms = best[s][0];
       side[s]->finish_ms = best[s][1];
-      side[s]->compile_ms = best[s][0] + best[s][1] + side[s]->jit_ms;
+      side[s]->compile_ms = best[s][0] + best[s][1] + side[s]->llvm_ms;
     }
 }
 

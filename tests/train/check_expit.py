@@ -350,6 +350,13 @@ def main():
         time.sleep(0.2)
     os.killpg(p.pid, signal.SIGKILL)
     p.wait()
+    # A measurement child runs in its own session, so killpg misses it; it
+    # ends on its own once its parent is gone. train_state refuses to save
+    # while a process of this run exists (pgrep), so wait for that.
+    pattern = f"mqss train .*--log-dir {klog}"
+    while time.time() < deadline and subprocess.run(
+            ["pgrep", "-f", pattern], stdout=subprocess.DEVNULL).returncode == 0:
+        time.sleep(0.2)
     done = sum(os.path.exists(os.path.join(klog, f"round_{k}", "row.csv")) for k in range(3))
     check(done >= 1, "the run to kill finished no round")
     before = open(first).read() if done else ""
