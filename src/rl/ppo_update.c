@@ -316,6 +316,29 @@ out:
   return rc;
 }
 
+// The anchor's log-probabilities (n, A1) of every sample of rb, in rb's
+// order, forwarded in batches of M (order must be 0..n-1). The anchor does
+// not change while cloning, so bc_update computes them once. Returns 0, or
+// -1 when out of memory.
+static int anchor_logp_all(minibatch *mb, const rollout_buffer *rb, int M,
+                           const int *order, const nn_model *anchor,
+                           float *out) {
+  nn_acts acts = {0};
+  int rc = 0;
+  for (int start = 0; start < rb->n && rc == 0; start += M) {
+    int B = rb->n - start < M ? rb->n - start : M;
+    nn_batch in;
+    nn_ppo_batch t;
+    if ((rc = gather(mb, rb, order + start, B, anchor, &acts, &in, &t)) == 0) {
+      nn_forward(anchor, &acts, &in);
+      memcpy(out + (size_t)start * rb->A1, acts.logp,
+             (size_t)B * rb->A1 * sizeof(float));
+    }
+  }
+  nn_acts_free(&acts);
+  return rc;
+}
+
 int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
               const nn_adam_config *adam, const nn_model *anchor,
               float kl_coef, nn_rng *rng, float *first, float *last) {
@@ -327,13 +350,19 @@ int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
   minibatch mb;
   bool ok = mb_alloc(&mb, rb, M);
   int *order = malloc((size_t)n * sizeof(int));
-  nn_acts acts = {0}, anchor_acts = {0};
+  nn_acts acts = {0};
   float kl = anchor ? kl_coef : 0.0f;
+  float *anchor_all = NULL, *anchor_mb = NULL; // (n, A1), (M, A1)
   int rc = -1;
   if (!ok || !order)
     goto out;
   for (int i = 0; i < n; i++)
     order[i] = i;
+  if (kl > 0 &&
+      (!(anchor_all = malloc((size_t)n * rb->A1 * sizeof(float))) ||
+       !(anchor_mb = malloc((size_t)M * rb->A1 * sizeof(float))) ||
+       anchor_logp_all(&mb, rb, M, order, anchor, anchor_all) != 0))
+    goto out;
   for (int epoch = 0; epoch < epochs; epoch++) {
     shuffle(order, n, rng);
     double sum = 0;
@@ -344,11 +373,11 @@ int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
       if (gather(&mb, rb, order + start, M, m, &acts, &in, &t) != 0)
         goto out;
       if (kl > 0) {
-        if (nn_acts_ensure(&anchor_acts, anchor, M,
-                           rb->gnn ? in.graph.n_nodes : 0) != 0)
-          goto out;
-        nn_forward(anchor, &anchor_acts, &in);
-        t.anchor_logp = anchor_acts.logp;
+        for (int k = 0; k < M; k++)
+          memcpy(anchor_mb + (size_t)k * rb->A1,
+                 anchor_all + (size_t)order[start + k] * rb->A1,
+                 (size_t)rb->A1 * sizeof(float));
+        t.anchor_logp = anchor_mb;
       }
       nn_zero_grad(m);
       sum += nn_bc_forward(m, &acts, &in, &t, kl);
@@ -364,7 +393,8 @@ int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
 out:
   mb_free(&mb);
   nn_acts_free(&acts);
-  nn_acts_free(&anchor_acts);
+  free(anchor_all);
+  free(anchor_mb);
   free(order);
   return rc;
 }

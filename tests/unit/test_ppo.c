@@ -1,7 +1,8 @@
 // Unit tests of the PPO learner: GAE and each piece of the PPO loss on
 // hand-computed cases, the epsilon-greedy behaviour log-probability, and a
 // toy bandit with a continuous parameter where PPO must find the best action
-// and parameter within a fixed number of updates.
+// and parameter within a fixed number of updates; behaviour cloning with
+// the anchor against a hand loop.
 #include "rl/ppo_update.h" // before cmocka: it defines a fail() macro
 
 #include <setjmp.h>
@@ -240,6 +241,91 @@ static void test_anchor_kl(void **state) {
   nn_model_destroy(other);
 }
 
+// bc_update with the cloning anchor computes the anchor's log-probabilities
+// once, for all samples in batches of the minibatch size (the last one
+// short). The update must be the one that forwarding the anchor on each
+// shuffled minibatch gives: the hand loop below, with the same shuffles
+// (bc_update's Fisher-Yates on the same rng) and Adam steps.
+static void test_bc_update_anchor(void **state) {
+  (void)state;
+  enum { N = 37, MB = 8, EPOCHS = 2, A1 = NA + 1 };
+  nn_model *m = bandit_model(1), *ref = bandit_model(1), *anchor = bandit_model(2);
+  rollout_buffer rb;
+  assert_int_equal(rb_init(&rb, m, N), 0);
+  uint8_t mask[A1] = {1, 1, 1, 1};
+  for (int i = 0; i < N; i++) {
+    float st[S], u[1] = {0.1f * (float)(i % 5) - 0.2f};
+    for (int k = 0; k < S; k++)
+      st[k] = sinf(0.7f * (float)i + (float)k);
+    assert_int_equal(rb_push(&rb, st, NULL, mask, i % A1, u, 0, 0, 0, true), 0);
+  }
+  nn_adam_config adam = {.lr = 0.01f, .beta1 = 0.9f, .beta2 = 0.999f,
+                         .eps = 1e-8f, .max_grad_norm = 0.5f};
+  nn_rng r1, r2;
+  nn_rng_seed(&r1, 5);
+  nn_rng_seed(&r2, 5);
+  float first, last;
+  assert_int_equal(bc_update(m, &rb, EPOCHS, MB, &adam, anchor, 1.0f, &r1,
+                             &first, &last), 0);
+  assert_true(isfinite(first) && isfinite(last));
+  int order[N];
+  for (int i = 0; i < N; i++)
+    order[i] = i;
+  float bs[MB * S], bu[MB * 1], blogp[MB] = {0}, zero[MB] = {0};
+  uint8_t bm[MB * A1];
+  int ba[MB];
+  nn_acts acts = {0}, aacts = {0};
+  assert_int_equal(nn_acts_ensure(&acts, ref, MB, 0), 0);
+  assert_int_equal(nn_acts_ensure(&aacts, anchor, MB, 0), 0);
+  for (int e = 0; e < EPOCHS; e++) {
+    for (int i = N - 1; i > 0; i--) {
+      int j = (int)(nn_rng_u64(&r2) % (uint64_t)(i + 1));
+      int tmp = order[i];
+      order[i] = order[j];
+      order[j] = tmp;
+    }
+    for (int start = 0; start + MB <= N; start += MB) {
+      for (int k = 0; k < MB; k++) {
+        int i = order[start + k];
+        memcpy(bs + k * S, rb.state + (size_t)i * S, S * sizeof(float));
+        memcpy(bm + k * A1, rb.mask + (size_t)i * A1, A1);
+        bu[k] = rb.u[(size_t)i * rb.P];
+        ba[k] = rb.action[i];
+      }
+      nn_batch in = {.B = MB, .state = bs, .mask = bm};
+      nn_ppo_batch t = {ba, bu, blogp, zero, zero, NULL, NULL, NULL};
+      nn_forward(anchor, &aacts, &in);
+      t.anchor_logp = aacts.logp;
+      nn_zero_grad(ref);
+      nn_bc_forward(ref, &acts, &in, &t, 1.0f);
+      nn_bc_backward(ref, &acts, &in, &t, 1.0f);
+      nn_adam_step(ref, &adam);
+    }
+  }
+  double maxdiff = 0;
+  for (size_t i = 0; i < m->n_params; i++)
+    maxdiff = fmax(maxdiff, fabs(m->params_memory[i] - ref->params_memory[i]));
+  printf("bc_update with the anchor vs per-minibatch forwarding: max |diff| %.3g\n",
+         maxdiff);
+  assert_true(maxdiff < 1e-5);
+  // and the anchor moved the clone: without it the parameters differ
+  nn_model *plain = bandit_model(1);
+  nn_rng_seed(&r1, 5);
+  assert_int_equal(bc_update(plain, &rb, EPOCHS, MB, &adam, NULL, 0.0f, &r1,
+                             &first, &last), 0);
+  double moved = 0;
+  for (size_t i = 0; i < m->n_params; i++)
+    moved = fmax(moved, fabs(m->params_memory[i] - plain->params_memory[i]));
+  assert_true(moved > 1e-4);
+  nn_acts_free(&acts);
+  nn_acts_free(&aacts);
+  rb_free(&rb);
+  nn_model_destroy(m);
+  nn_model_destroy(ref);
+  nn_model_destroy(anchor);
+  nn_model_destroy(plain);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gae_hand_computed),
@@ -247,6 +333,7 @@ int main(void) {
       cmocka_unit_test(test_epsilon_logp),
       cmocka_unit_test(test_bandit_learns),
       cmocka_unit_test(test_anchor_kl),
+      cmocka_unit_test(test_bc_update_anchor),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
