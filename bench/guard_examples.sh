@@ -11,7 +11,9 @@
 # with the machine, the commit and the date. Run it alone.
 #
 # usage: bench/guard_examples.sh [POLICY] [BUILD_DIR]
-#   env: BUDGET (4), PAIRS (10)
+#   env: BUDGET (4), PAIRS (10), MANIFEST (examples/families.tsv; any
+#        manifest whose first two columns are file and family, such as a
+#        corpus's holdout.tsv, paths relative to it)
 set -eu
 policy=${1:-}
 [ -z "$policy" ] || policy=$(cd "$(dirname "$policy")" && pwd)/$(basename "$policy")
@@ -20,28 +22,29 @@ policy=${policy:-$PWD/models/default.safetensors}
 BUILD=${2:-build}
 . bench/common.sh
 export OPENBLAS_NUM_THREADS=1
-exec python3 - "$BUILD/mqss" "$policy" "${BUDGET:-4}" "${PAIRS:-10}" "$COMMIT" <<'PY'
+manifest=${MANIFEST:-examples/families.tsv}
+exec python3 - "$BUILD/mqss" "$policy" "${BUDGET:-4}" "${PAIRS:-10}" "$COMMIT" "$manifest" <<'PY'
 import json, math, os, platform, re, subprocess, sys, tempfile, time, yaml
-mqss, policy, budget, pairs, commit = sys.argv[1:]
+mqss, policy, budget, pairs, commit, manifest = sys.argv[1:]
 data = os.path.abspath("data")
 fams = yaml.safe_load(open(os.path.join(data, "baselines.yaml")))["families"]
 def baseline(family):  # schedule paths are relative to data/
     return re.sub(r"(transform-library-paths=)(?!/)", r"\1" + data + "/",
                   fams[family]["pipeline"])
-rows = [l.split() for l in open("examples/families.tsv")
+rows = [l.split()[:2] for l in open(manifest)
         if l.strip() and not l.startswith("#")]
 cache = tempfile.mkdtemp(prefix="mqss_guard_")
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
             if l.startswith("model name")), platform.machine())
 print(f"machine: {platform.node()}, {cpu}, {os.cpu_count()} cores; commit {commit}; "
       f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-print(f"policy: {policy}; compile --guard --budget {budget}; {pairs} pairs per comparison")
+print(f"policy: {policy}; compile --guard --budget {budget}; {pairs} pairs per comparison; {manifest}")
 print(f"{'module':48} {'family':12} {'used':8} {'vs baseline':>8} {'interval':>17} {'guard_s':>8}")
 speedups, below = [], 0
 for f, family in rows:
     if family == "-":
         continue
-    path, base = os.path.join("examples", f), baseline(family)
+    path, base = os.path.join(os.path.dirname(manifest), f), baseline(family)
     t0 = time.time()
     g = subprocess.run([mqss, "compile", path, "--policy", policy, "--guard",
                         "--budget", budget, "--baseline", base, "--cache-dir", cache,
