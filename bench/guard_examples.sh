@@ -73,10 +73,10 @@ for f, family in rows:
         print(f"{f:48} {family:12} measure failed: {m.stderr.strip()[:80]}")
         continue
     speedups.append(hl)
-    below += hi < 1 / 1.02
+    below += 0 < hi < 1 / 1.02  # (0, 0): no interval, under 6 pairs
     print(f"{f:48} {family:12} {'baseline' if used.group(1) == 'baseline' else 'policy':8} "
           f"{hl:7.3f}x [{lo:6.3f}, {hi:6.3f}] {secs:8.1f}{'  (baseline failed: vs reference)' if vs != base else ''}")
-    if hi < 1 / 1.02:  # below its baseline: why the guard kept the selection
+    if 0 < hi < 1 / 1.02:  # below its baseline: why the guard kept the selection
         why = [l for l in g.stderr.splitlines() if l.strip() and not used.re.match(l)]
         print("\n".join(f"  {l}" for l in why[-3:]) or "  (the guard said nothing more)")
 g = math.exp(sum(map(math.log, speedups)) / len(speedups)) if speedups else float("nan")
