@@ -112,7 +112,9 @@ static bool parse_args(int argc, char **argv, search_args *a) {
 
 // Prints one evaluation to `user` (a FILE *; stderr when NULL).
 static void progress(const mqss_search_eval *e, void *user) {
-  fprintf(user ? (FILE *)user : stderr, "eval %3d  %-9s %-13s %s run_ms %9.4f  compile_ms %8.1f%s  best #%d %.4f  %s\n",
+  fprintf(user ? (FILE *)user : stderr,
+          "eval %3d  %-9s %-13s %s run_ms %9.4f  compile_ms %8.1f%s  "
+          "best #%d %.4f  %s\n",
           e->index, e->source, mqss_measure_status_name(e->status),
           e->cached ? "cached" : "      ", e->run_ms, e->compile_ms,
           e->slow_compile ? " slow" : "     ", e->best_index,

@@ -40,7 +40,8 @@ static bool result_sane(const mqss_measure_result *r) {
          r->cached <= 2 && memchr(r->entry, 0, sizeof r->entry) &&
          memchr(r->message, 0, sizeof r->message) &&
          memchr(r->notes, 0, sizeof r->notes) && nonneg(r->compile_ms) &&
-         nonneg(r->pipeline_ms) && nonneg(r->finish_ms) && nonneg(r->jit_ms) && nonneg(r->llvm_ms) &&
+         nonneg(r->pipeline_ms) && nonneg(r->finish_ms) && nonneg(r->jit_ms) &&
+         nonneg(r->llvm_ms) &&
          r->text_bytes >= -1 && r->runs >= 0 && nonneg(r->run_ms_median) &&
          nonneg(r->run_ms_min) && nonneg(r->run_ms_max) &&
          nonneg(r->run_ms_mad) && r->num_values >= 0 &&
