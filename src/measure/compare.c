@@ -18,7 +18,7 @@
 // ----------------------------------------------------------------------------
 // elements
 
-static double elem_get(elem_type et, const void *data, int64_t k) {
+double elem_get(elem_type et, const void *data, int64_t k) {
   const char *p = (const char *)data + k * (int64_t)elem_size(et);
   switch (et) {
   case ET_F32: { float f; memcpy(&f, p, 4); return f; }
@@ -54,9 +54,14 @@ static void note(compare_result *r, bool ok, double err, double bound,
   snprintf(r->what, sizeof r->what, "%s", what);
 }
 
-static double unit_roundoff(elem_type et) {
+double unit_roundoff(elem_type et) {
   return et == ET_F64 ? 0x1p-53 : 0x1p-24;
 }
+
+// Worst case for short reductions; for long ones the probabilistic bound
+// with lambda = 8 (Higham and Mary, 2019), still far above what correct
+// rounding changes produce on random inputs.
+double error_steps(double depth) { return fmin(depth, 8.0 * sqrt(depth)); }
 
 double error_bound(double want, double mag, double floor, double u,
                    double depth, double rtol, double atol) {
@@ -65,11 +70,7 @@ double error_bound(double want, double mag, double floor, double u,
     m = fmax(m, fabs(mag));
   if (isfinite(floor))
     m = fmax(m, floor);
-  // Worst case for short reductions; for long ones the probabilistic bound
-  // with lambda = 8 (Higham and Mary, 2019), still far above what correct
-  // rounding changes produce on random inputs.
-  double steps = fmin(depth, 8.0 * sqrt(depth));
-  return atol + rtol * fabs(want) + 2.0 * u * m * steps;
+  return atol + rtol * fabs(want) + 2.0 * u * m * error_steps(depth);
 }
 
 static bool close_enough(double g, double w, double bound) {

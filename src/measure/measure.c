@@ -15,6 +15,7 @@
 #include "measure.h"
 
 #include <errno.h>
+#include <fenv.h>
 
 #include <inttypes.h>
 #include <math.h>
@@ -203,8 +204,9 @@ void ref_collect(measure_job *j, const strbuf *key) {
 // Runs the module through the finisher alone and records what the check
 // needs: its outputs; when the module calls a timer, a second run under
 // another synthetic clock to find the outputs that depend on it; when the
-// entry has float inputs, the magnitude run on their absolute values; and
-// the rounding depth (docs/MEASURE.md, "Correctness check").
+// entry has float inputs, the magnitude run on their absolute values and
+// the two sensitivity runs; and the rounding depth (docs/MEASURE.md,
+// "Correctness check").
 bool reference_compile(const measure_job *j, compiled *rc,
                        mqss_measure_result *r) {
   mqss_measure_result tmp;
@@ -219,6 +221,26 @@ bool reference_compile(const measure_job *j, compiled *rc,
     return false;
   }
   return true;
+}
+
+// The error model's sensitivity runs (sensitivity.c): on perturbed inputs,
+// and on the reference's inputs with every operation rounded upwards. The
+// clock mode is the reference run's.
+static void sensitivity_runs(const compiled *rc, call_args *a,
+                             const measure_job *j, reference *ref) {
+  outputs pert = {0}, up = {0};
+  call_args pin;
+  if (call_args_init(&pin, j->e, j->o->seed) &&
+      call_args_perturb(&pin, j->o->seed) > 0) {
+    run_once(rc, &pin, &pert);
+    fesetround(FE_UPWARD);
+    run_once(rc, a, &up);
+    fesetround(FE_TONEAREST);
+    sensitivity_fold(&ref->mag, &ref->val, &pert, &up, ref->depth);
+  }
+  call_args_free(&pin);
+  outputs_free(&pert);
+  outputs_free(&up);
 }
 
 void reference_run(const measure_job *j, compiled *rc, call_args *a,
@@ -241,8 +263,10 @@ void reference_run(const measure_job *j, compiled *rc, call_args *a,
     ref->has_mag = true;
   }
   call_args_free(&absin);
-  clock_set_mode(CLOCK_REAL);
   ref->depth = error_depth(j->m);
+  if (ref->has_mag)
+    sensitivity_runs(rc, a, j, ref);
+  clock_set_mode(CLOCK_REAL);
   compiled_free(rc);
   if (j->ref_fd >= 0) // for the parent's per-process reference table
     ref_write(j->ref_fd, ref);
@@ -468,6 +492,8 @@ static void cache_key(uint64_t module_hash, const mqss_measure_options *o,
   sb_printf(key, ";mlir=%s", mqss_mlir_version());
   if (o->compile_only) // appended only when set: older keys stay valid
     sb_printf(key, ";compile_only");
+  else if (o->check_reference) // verdicts of an older error model never match
+    sb_printf(key, ";errmodel=%d", ERROR_MODEL_VERSION);
   if (o->reference_module && o->check_reference)
     sb_printf(key, ";reference=%016" PRIx64,
               mqss_module_hash(o->reference_module));

@@ -98,6 +98,11 @@ void call_args_reset(call_args *c);
 // Replaces every float input by its absolute value (the magnitude run of the
 // error model) and resets the arguments. Returns the float inputs changed.
 int64_t call_args_abs(call_args *c);
+// Multiplies every float input by 1 + SENSITIVITY_EPS or 1 - SENSITIVITY_EPS,
+// the signs drawn from `seed` (the sensitivity run of the error model), and
+// resets the arguments. Returns the float inputs changed.
+#define SENSITIVITY_EPS 0x1p-16
+int64_t call_args_perturb(call_args *c, uint64_t seed);
 void call_args_free(call_args *c);
 // Copies the results and memref arguments after a call into `o`.
 bool outputs_collect(outputs *o, const call_args *c);
@@ -110,6 +115,17 @@ void outputs_free(outputs *o);
 // Rounding depth D of `m` (>= 1): an upper estimate of the roundings that
 // feed one output value (docs/MEASURE.md, "Correctness check").
 double error_depth(mqss_module *m);
+
+// The two sensitivity runs' share of the dynamic half (sensitivity.c).
+// `pert` holds the reference's outputs on inputs perturbed by
+// call_args_perturb, `up` its outputs on the same inputs with every
+// operation rounded upwards. Raises each float element of `mag` to at least
+// |pert - val| / SENSITIVITY_EPS and |up - val| / (u * error_steps(depth)),
+// so that code which amplifies rounding (exp in a softmax over long
+// reductions, division by small values) gets a bound to match. Buffers
+// whose shapes differ between them are left alone.
+void sensitivity_fold(outputs *mag, const outputs *val, const outputs *pert,
+                      const outputs *up, double depth);
 
 // The timer functions the JIT links (rtclock, nanoTime): real clocks, or one
 // of two synthetic probes. Per process; set before a run.
@@ -185,6 +201,19 @@ typedef struct {
   double bound;   // the error the model allowed there
   char what[64];  // "result 0", "stdout number"
 } compare_result;
+
+// Part of every checked measurement's cache key: bump it when the check's
+// rules change, so that verdicts of an older model are never reused.
+//   2: the sensitivity run (sensitivity.c)
+#define ERROR_MODEL_VERSION 2
+
+// Element k of `data` (type `et`) as a double.
+double elem_get(elem_type et, const void *data, int64_t k);
+
+// Unit roundoff of a float type: 2^-53 for f64, else 2^-24.
+double unit_roundoff(elem_type et);
+// min(D, 8*sqrt(D)): the rounding steps the bound allows for depth D.
+double error_steps(double depth);
 
 // Bound of one float value (docs/MEASURE.md): atol + rtol*|want| +
 // 2*u*M*min(D, 8*sqrt(D)), M = max(|want|, |magnitude|) or the floor.

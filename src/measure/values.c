@@ -126,30 +126,53 @@ void call_args_reset(call_args *c) {
              (size_t)c->e->args[i].count * elem_size(c->e->args[i].et));
 }
 
-int64_t call_args_abs(call_args *c) {
+// Replaces every float input element x (scalars and the pristine copies of
+// shaped arguments) by f(x, rng), then resets the arguments. `rng` is drawn
+// per argument from `seed` as in call_args_init. Returns the elements changed.
+typedef double (*float_map)(double x, uint64_t *rng);
+static int64_t map_float_inputs(call_args *c, float_map f, uint64_t seed) {
   int64_t n = 0;
   for (int i = 0; i < c->e->nargs; i++) {
     const value_spec *v = &c->e->args[i];
     if (v->et != ET_F32 && v->et != ET_F64)
       continue;
+    uint64_t rng = seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1));
     char *p = v->shaped ? c->pristine[i] : (char *)&c->scalar[i];
     for (int64_t k = 0; k < v->count; k++) {
       if (v->et == ET_F32) {
-        float f;
-        memcpy(&f, p + 4 * k, 4);
-        f = fabsf(f);
-        memcpy(p + 4 * k, &f, 4);
+        float x;
+        memcpy(&x, p + 4 * k, 4);
+        x = (float)f(x, &rng);
+        memcpy(p + 4 * k, &x, 4);
       } else {
-        double d;
-        memcpy(&d, p + 8 * k, 8);
-        d = fabs(d);
-        memcpy(p + 8 * k, &d, 8);
+        double x;
+        memcpy(&x, p + 8 * k, 8);
+        x = f(x, &rng);
+        memcpy(p + 8 * k, &x, 8);
       }
     }
     n += v->count;
   }
   call_args_reset(c);
   return n;
+}
+
+static double abs_of(double x, uint64_t *rng) {
+  (void)rng;
+  return fabs(x);
+}
+
+// x * (1 +- SENSITIVITY_EPS), the sign drawn at random.
+static double perturbed(double x, uint64_t *rng) {
+  return x * (splitmix64(rng) >> 63 ? 1.0 + SENSITIVITY_EPS
+                                    : 1.0 - SENSITIVITY_EPS);
+}
+
+int64_t call_args_abs(call_args *c) { return map_float_inputs(c, abs_of, 0); }
+
+int64_t call_args_perturb(call_args *c, uint64_t seed) {
+  uint64_t s = seed; // signs independent of the generated values
+  return map_float_inputs(c, perturbed, splitmix64(&s));
 }
 
 void call_args_free(call_args *c) {

@@ -17,6 +17,8 @@
 
 #include "check.h"
 
+#include <fenv.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -95,21 +97,41 @@ static void set_buf(outputs *o, int i, const float *x, int64_t n) {
 
 static float ref_out[R * C], mag_out[R * C], got_out[R * C];
 
-// Compares `got` (n floats) with `want` under magnitude `mag` (or none) and
-// depth `depth`, default slack off: the model alone decides.
-static compare_result check(const float *got, const float *want,
-                            const float *mag, int64_t n, double depth) {
+// The sensitivity runs' outputs (sensitivity_fold): perturbed inputs, and
+// rounding upwards.
+typedef struct {
+  const float *pert, *up;
+} sens_runs;
+
+// Compares `got` (n floats) with `want` under magnitude `mag` (or none),
+// raised by the sensitivity runs `sr` when given, and depth `depth`, with
+// slack `atol` only: the model alone decides.
+static compare_result check_atol(const float *got, const float *want,
+                                 const float *mag, const sens_runs *sr,
+                                 int64_t n, double depth, double atol) {
   reference ref = {.depth = depth, .has_mag = mag != NULL};
-  outputs g = {0};
+  outputs g = {0}, p = {0}, u = {0};
   set_buf(&ref.val, 0, want, n);
   if (mag)
     set_buf(&ref.mag, 0, mag, n);
+  if (sr) {
+    set_buf(&p, 0, sr->pert, n);
+    set_buf(&u, 0, sr->up, n);
+    sensitivity_fold(&ref.mag, &ref.val, &p, &u, depth);
+    outputs_free(&p);
+    outputs_free(&u);
+  }
   set_buf(&g, 0, got, n);
   compare_result cr;
-  outputs_compare(&g, &ref, NULL, 0, 0, &cr);
+  outputs_compare(&g, &ref, NULL, 0, atol, &cr);
   outputs_free(&g);
   reference_free(&ref);
   return cr;
+}
+
+static compare_result check(const float *got, const float *want,
+                            const float *mag, int64_t n, double depth) {
+  return check_atol(got, want, mag, NULL, n, depth, 0);
 }
 
 // ----------------------------------------------------------------------------
@@ -164,6 +186,131 @@ static void test_no_magnitude_run(void **state) {
   assert_true(check(got_out, ref_out, NULL, R * C, 2.0 * K).equal);
   matmul(DROP_LAST, got_out);
   assert_false(check(got_out, ref_out, NULL, R * C, 2.0 * K).equal);
+}
+
+// ----------------------------------------------------------------------------
+// the sensitivity run: softmax over long reductions
+
+// Multiplies A and B by 1 +- SENSITIVITY_EPS, random signs (call_args_perturb).
+static void perturb(void) {
+  for (int i = 0; i < R; i++)
+    for (int k = 0; k < K; k++)
+      A[i][k] *= uniform() < 0 ? 1 - SENSITIVITY_EPS : 1 + SENSITIVITY_EPS;
+  for (int k = 0; k < K; k++)
+    for (int j = 0; j < C; j++)
+      B[k][j] *= uniform() < 0 ? 1 - SENSITIVITY_EPS : 1 + SENSITIVITY_EPS;
+}
+
+// A (the inputs' copy) rounded upwards, sequential matmul: the upward run.
+static void matmul_upward(float *out) {
+  fesetround(FE_UPWARD);
+  matmul(SEQ, out);
+  fesetround(FE_TONEAREST);
+}
+
+// For multilinear code the perturbed run's change never exceeds
+// sum |a||b|, and rounding upwards stays within the bound's allowance: the
+// fold leaves the matmul's magnitudes exactly as they were.
+static void test_sensitivity_keeps_multilinear(void **state) {
+  (void)state;
+  static float pert[R * C], up[R * C];
+  fill();
+  matmul(SEQ, ref_out);
+  magnitude(mag_out);
+  matmul_upward(up);
+  perturb();
+  matmul(SEQ, pert);
+  assert_false(memcmp(pert, ref_out, sizeof pert) == 0); // it did perturb
+  assert_false(memcmp(up, ref_out, sizeof up) == 0);     // and round
+  outputs val = {0}, mag = {0}, p = {0}, u = {0};
+  set_buf(&val, 0, ref_out, R * C);
+  set_buf(&mag, 0, mag_out, R * C);
+  set_buf(&p, 0, pert, R * C);
+  set_buf(&u, 0, up, R * C);
+  sensitivity_fold(&mag, &val, &p, &u, 2.0 * K);
+  assert_memory_equal(mag.v[0].data, mag_out, sizeof mag_out);
+  outputs_free(&val);
+  outputs_free(&mag);
+  outputs_free(&p);
+  outputs_free(&u);
+}
+
+// Row-wise softmax of (R, C) logits in place, as the corpus writes it.
+static void softmax(float *z) {
+  for (int i = 0; i < R; i++) {
+    float *row = z + i * C, mx = -INFINITY, sum = 0;
+    for (int j = 0; j < C; j++)
+      mx = fmaxf(mx, row[j]);
+    for (int j = 0; j < C; j++)
+      sum += expf(row[j] - mx);
+    for (int j = 0; j < C; j++)
+      row[j] = expf(row[j] - mx) / sum;
+  }
+}
+
+// softmax(A B) on ReLU activations (A >= 0, magnitude up to `scale`): logits
+// with a large common part, where an error e in a logit is a relative error
+// e in its probability, far more than the probabilities' magnitudes
+// account for.
+static float sm_ref[R * C], sm_mag[R * C], sm_pert[R * C], sm_up[R * C],
+    sm_got[R * C];
+static const sens_runs sm_runs = {sm_pert, sm_up};
+
+static void softmax_case(variant v, float scale) {
+  fill();
+  for (int i = 0; i < R; i++)
+    for (int k = 0; k < K; k++)
+      A[i][k] = fabsf(A[i][k]) * scale / 64;
+  matmul(SEQ, sm_ref);
+  softmax(sm_ref);
+  magnitude(sm_mag);
+  softmax(sm_mag);
+  matmul(v, sm_got);
+  softmax(sm_got);
+  matmul_upward(sm_up);
+  fesetround(FE_UPWARD);
+  softmax(sm_up);
+  fesetround(FE_TONEAREST);
+  perturb();
+  matmul(SEQ, sm_pert);
+  softmax(sm_pert);
+}
+
+// Depth as errmodel.c counts it: mulf and addf per reduction step, then
+// maximumf, subf, exp (weight 8), addf, subf, exp, divf.
+#define SOFTMAX_DEPTH (2.0 * K + 21)
+
+static compare_result check_softmax(const sens_runs *sr) {
+  return check_atol(sm_got, sm_ref, sm_mag, sr, R * C, SOFTMAX_DEPTH, 1e-12);
+}
+
+static void test_softmax_reassociation_passes(void **state) {
+  (void)state;
+  for (variant v = FMA; v <= PAIRWISE; v++) {
+    softmax_case(v, 16);
+    // The magnitude run alone rejects this correct code ...
+    assert_false(check_softmax(NULL).equal);
+    // ... the sensitivity runs accept it.
+    compare_result cr = check_softmax(&sm_runs);
+    if (!cr.equal)
+      fail_msg("correct softmax rejected: error %g > bound %g at %" PRId64,
+               cr.worst, cr.bound, cr.index);
+  }
+}
+
+static void test_softmax_miscompile_fails(void **state) {
+  (void)state;
+  softmax_case(DROP_LAST, 16);
+  compare_result cr = check_softmax(&sm_runs);
+  assert_false(cr.equal);
+  assert_true(cr.worst > 10 * cr.bound);
+  // A wrong normalisation: row 3 one percent too large.
+  softmax_case(SEQ, 16);
+  for (int j = 0; j < C; j++)
+    sm_got[3 * C + j] *= 1.01f;
+  cr = check_softmax(&sm_runs);
+  assert_false(cr.equal);
+  assert_int_equal(cr.index / C, 3);
 }
 
 // ----------------------------------------------------------------------------
@@ -381,6 +528,9 @@ int main(void) {
       cmocka_unit_test(test_dropped_iteration_fails),
       cmocka_unit_test(test_tile_off_by_one_fails),
       cmocka_unit_test(test_no_magnitude_run),
+      cmocka_unit_test(test_sensitivity_keeps_multilinear),
+      cmocka_unit_test(test_softmax_reassociation_passes),
+      cmocka_unit_test(test_softmax_miscompile_fails),
       cmocka_unit_test(test_polynomial_approximation),
       cmocka_unit_test(test_stencil),
       cmocka_unit_test(test_integers_exact),
