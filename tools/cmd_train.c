@@ -104,9 +104,9 @@ static void on_seeds(void *ctx, const expit_seed_counts *c) {
             "have no seed\n", c->unmatched, c->unmatched_family);
   if (!p->quiet)
     fprintf(stderr, "expit: seeds for %d modules (%d with a recipe action), "
-            "%d decisions (%d no-op decisions pruned), %d modules refused, "
-            "%.1f s\n", c->seeded, c->recipes, c->decisions, c->pruned,
-            c->refused, c->seconds);
+            "%d decisions (%d no-op decisions pruned, %d given other sizes), "
+            "%d modules refused, %.1f s\n", c->seeded, c->recipes,
+            c->decisions, c->pruned, c->adapted, c->refused, c->seconds);
   if (c->refused && !p->quiet)
     fprintf(stderr, "expit: the first refused seed: %s\n", c->refused_first);
 }

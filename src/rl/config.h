@@ -70,6 +70,9 @@ typedef struct {
   float expit_bc_anchor;  // weight of KL(round's start policy || pi) while
                           // cloning, where the demonstration takes the start
                           // policy's greedy action (0 = off)
+  int expit_adapt_sizes;  // 1: a seed's schedule decision whose sizes do not
+                          // fit its module gets the nearest that do, rather
+                          // than the module being refused (0 = off)
 } train_config;
 
 // Fills `c` with the defaults (those of data/train_config.yaml).

@@ -344,8 +344,53 @@ int demo_of(const mqss_catalog *c, const char *pipeline, demo *dm) {
 // ----------------------------------------------------------------------------
 // pruning
 
+// Most size combinations adapt_sizes tries.
+enum { ADAPT_MAX_COMBINATIONS = 1 << 16 };
+
+bool demo_adapt_sizes(const mqss_module *m, const mqss_catalog *c,
+                      mqss_decision *d) {
+  const mqss_action *a = mqss_catalog_action(c, d->action);
+  if (!a || !a->n_steps)
+    return false;
+  int k_of[MQSS_MAX_PARAMS], want[MQSS_MAX_PARAMS], n = 0;
+  long total = 1;
+  for (int k = 0; k < a->n_params; k++) {
+    const mqss_param *p = &a->params[k];
+    if (p->kind != MQSS_PARAM_DIVISOR || p->n_values < 1)
+      continue;
+    k_of[n] = k;
+    want[n++] = (int)mqss_param_map(p, d->u[k]);
+    total *= p->n_values;
+    if (total > ADAPT_MAX_COMBINATIONS)
+      return false;
+  }
+  mqss_decision best = *d;
+  int best_dist = -1;
+  for (long code = 0; code < total && n; code++) {
+    mqss_decision t = *d;
+    int dist = 0;
+    long rest = code;
+    for (int j = 0; j < n; j++) {
+      const mqss_param *p = &a->params[k_of[j]];
+      int v = (int)(rest % p->n_values);
+      rest /= p->n_values;
+      dist += abs(v - want[j]);
+      t.u[k_of[j]] = grid_middle(p, u_for(p, v));
+    }
+    if (dist > 0 && (best_dist < 0 || dist < best_dist) &&
+        decision_fits(m, c, &t, NULL, 0)) {
+      best = t;
+      best_dist = dist;
+    }
+  }
+  if (best_dist < 0)
+    return false;
+  *d = best;
+  return true;
+}
+
 mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,
-                       const char *path, demo *dm) {
+                       const char *path, demo *dm, int *adapted) {
   mqss_module *m = NULL;
   if (mqss_module_parse_file(s, path, &m) != MQSS_OK)
     return MQSS_ERR_PARSE; // the session names the file and the place
@@ -358,13 +403,17 @@ mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,
     // mask blocks it, and in the recipe it matches nothing, so it is pruned.
     if (decision_matches_nothing(m, c, &dm->d[i]))
       continue;
-    if (mqss_decision_apply(m, c, &dm->d[i]) != MQSS_OK) {
+    mqss_decision d = dm->d[i];
+    if (adapted && !decision_fits(m, c, &d, NULL, 0) &&
+        demo_adapt_sizes(m, c, &d))
+      (*adapted)++;
+    if (mqss_decision_apply(m, c, &d) != MQSS_OK) {
       st = MQSS_ERR_INVALID_ARG;
       break;
     }
     uint64_t after = module_fingerprint(m);
     if (after != before)
-      kept.d[kept.n++] = dm->d[i];
+      kept.d[kept.n++] = d;
     before = after;
   }
   mqss_module_destroy(m);

@@ -181,7 +181,7 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
       // a winner that no longer applies here is cloned as it was recorded
       demo pruned = cloned[i];
       if (demo_prune(x->s, x->ec->catalog, x->ec->module_paths[i],
-                     &pruned) == MQSS_OK)
+                     &pruned, NULL) == MQSS_OK)
         cloned[i] = pruned;
     } else {
       cloned[i].n = w[i].n; // STOP (0), or nothing known (-1)

@@ -92,7 +92,9 @@ mqss_status expit_seeds(mqss_session *s, const train_config *cfg,
       continue;
     const demo *d = &f->d;
     demo pruned = *d;
-    mqss_status ps = demo_prune(s, ec->catalog, ec->module_paths[i], &pruned);
+    int adapted = 0;
+    mqss_status ps = demo_prune(s, ec->catalog, ec->module_paths[i], &pruned,
+                                cfg->expit_adapt_sizes ? &adapted : NULL);
     if (ps == MQSS_ERR_PARSE) {
       st = ps;
     } else if (ps != MQSS_OK) {
@@ -106,6 +108,7 @@ mqss_status expit_seeds(mqss_session *s, const train_config *cfg,
       counts->seeded++;
       counts->decisions += pruned.n;
       counts->pruned += d->n - pruned.n;
+      counts->adapted += adapted;
     }
   }
   mqss_baselines_destroy(b);

@@ -15,6 +15,7 @@ typedef struct {
   int refused;   // modules a seed's decision failed on
   int decisions; // the seeds' decisions, after pruning
   int pruned;    // decisions pruned because they changed nothing
+  int adapted;   // decisions given other sizes (expit.adapt_sizes)
   double seconds; // time taken
   char unmatched_family[64]; // the first unmatched family ("" none)
   char refused_first[512];   // the first refused module and why ("" none)

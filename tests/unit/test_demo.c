@@ -114,7 +114,7 @@ static void test_decisions_and_pruning_keep_the_ir(void **state) {
   assert_string_equal(got, want);
   free(got);
   demo pruned = dm;
-  assert_int_equal(demo_prune(f->s, f->c, module, &pruned), MQSS_OK);
+  assert_int_equal(demo_prune(f->s, f->c, module, &pruned, NULL), MQSS_OK);
   assert_true(pruned.n < dm.n);
   assert_true(pruned.n >= 1);
   assert_int_equal(pruned.d[0].action, dm.d[0].action); // the schedule stays
@@ -146,7 +146,7 @@ static void test_pruning_drops_a_step_that_matches_nothing(void **state) {
   assert_int_not_equal(mqss_decision_apply(m, f->c, &dm.d[0]), MQSS_OK);
   mqss_module_destroy(m);
   demo pruned = dm;
-  assert_int_equal(demo_prune(f->s, f->c, module, &pruned), MQSS_OK);
+  assert_int_equal(demo_prune(f->s, f->c, module, &pruned, NULL), MQSS_OK);
   assert_int_equal(pruned.n, 1);
   assert_int_equal(pruned.d[0].action, dm.d[1].action);
   char *want = ir_after_text(f, module, text);
@@ -155,6 +155,60 @@ static void test_pruning_drops_a_step_that_matches_nothing(void **state) {
   assert_string_equal(got, want);
   free(got);
   free(want);
+}
+
+// A seed's schedule decision sized for 32 output channels on a convolution
+// with 16: without adaptation the seed is refused; with it, the nearest
+// sizes that divide (F 16, the others kept) replace them, and the module
+// is decomposed.
+static int64_t size_of(const fixture *f, const mqss_decision *d,
+                       const char *name) {
+  const mqss_action *a = mqss_catalog_action(f->c, d->action);
+  for (int k = 0; k < a->n_params; k++)
+    if (!strcmp(a->params[k].name, name))
+      return strtoll(a->params[k].values[mqss_param_map(&a->params[k], d->u[k])],
+                     NULL, 10);
+  return -1;
+}
+
+static void test_adapting_sizes(void **state) {
+  fixture *f = *state;
+  const char *module = INPUTS "conv_nhwc_f16.mlir";
+  int act = mqss_catalog_find(f->c, "conv-decompose-fma");
+  assert_true(act >= 0);
+  // OW 8 (index 4), F 32 (index 2), C 8 (index 3) of the catalog's lists
+  demo dm = {.n = 1, .d = {{.action = act, .u = {0.8f, 0.67f, 0.75f}}}};
+  assert_int_equal(size_of(f, &dm.d[0], "OW"), 8);
+  assert_int_equal(size_of(f, &dm.d[0], "F"), 32);
+  assert_int_equal(size_of(f, &dm.d[0], "C"), 8);
+  demo refused = dm;
+  assert_int_equal(demo_prune(f->s, f->c, module, &refused, NULL),
+                   MQSS_ERR_INVALID_ARG);
+  demo adapted = dm;
+  int n = 0;
+  assert_int_equal(demo_prune(f->s, f->c, module, &adapted, &n), MQSS_OK);
+  assert_int_equal(n, 1);
+  assert_int_equal(adapted.n, 1);
+  // F 16 with C 8 would vectorise 1024 elements, over the bound, so the
+  // nearest that fit are two steps away: (OW 8, F 16, C 4) and (OW 4, F 16,
+  // C 8); the enumeration meets the first one first
+  assert_int_equal(size_of(f, &adapted.d[0], "OW"), 8);
+  assert_int_equal(size_of(f, &adapted.d[0], "F"), 16);
+  assert_int_equal(size_of(f, &adapted.d[0], "C"), 4);
+  mqss_module *m = NULL;
+  assert_int_equal(mqss_module_parse_file(f->s, module, &m), MQSS_OK);
+  linalg_tag_once(mlirModuleGetOperation(m->mod));
+  mqss_decision t = adapted.d[0];
+  t.u[2] = 0.75f; // C 8
+  char why[256] = "";
+  assert_false(decision_fits(m, f->c, &t, why, sizeof why));
+  assert_non_null(strstr(why, "exceeds the bound"));
+  assert_true(decision_fits(m, f->c, &adapted.d[0], NULL, 0));
+  mqss_module_destroy(m);
+  char *got = ir_after_demo(f, module, &adapted);
+  assert_non_null(got);
+  assert_null(strstr(got, "linalg.conv_2d_nhwc_hwcf")); // decomposed
+  free(got);
 }
 
 // A schedule script that no decision prints (a tile size changed by hand)
@@ -209,6 +263,7 @@ int main(void) {
       cmocka_unit_test(test_every_baseline_decodes),
       cmocka_unit_test(test_decisions_and_pruning_keep_the_ir),
       cmocka_unit_test(test_pruning_drops_a_step_that_matches_nothing),
+      cmocka_unit_test(test_adapting_sizes),
       cmocka_unit_test(test_foreign_script_does_not_decode),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
