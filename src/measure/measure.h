@@ -204,7 +204,7 @@ typedef struct {
 
 // Part of every checked measurement's cache key: bump it when the check's
 // rules change, so that verdicts of an older model are never reused.
-//   2: the sensitivity run (sensitivity.c)
+//   2: the sensitivity runs (sensitivity.c)
 #define ERROR_MODEL_VERSION 2
 
 // Element k of `data` (type `et`) as a double.

@@ -344,7 +344,7 @@ int demo_of(const mqss_catalog *c, const char *pipeline, demo *dm) {
 // ----------------------------------------------------------------------------
 // pruning
 
-// Most size combinations adapt_sizes tries.
+// Most size combinations demo_adapt_sizes tries.
 enum { ADAPT_MAX_COMBINATIONS = 1 << 16 };
 
 bool demo_adapt_sizes(const mqss_module *m, const mqss_catalog *c,

@@ -34,8 +34,8 @@ mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,
 // steps through each parameter's candidate list, summed) with which it
 // applies to every op it targets in `m` (decision_fits); among equals, the
 // first in an enumeration of the combinations whose first parameter varies
-// fastest.
-// False (d unchanged) when no other combination fits or d has no sizes.
+// fastest. False (d unchanged) when no other combination fits or d has no
+// sizes.
 bool demo_adapt_sizes(const mqss_module *m, const mqss_catalog *c,
                       mqss_decision *d);
 
