@@ -7,8 +7,9 @@
 // Two more runs of the reference estimate that amplification per element:
 //   - inputs perturbed by a relative SENSITIVITY_EPS with random signs: the
 //     change divided by SENSITIVITY_EPS is how much the code amplifies
-//     relative errors of its inputs (never more than sum |a||b| for
-//     multilinear code, so there the bound is unchanged);
+//     relative errors of its inputs (for a sum of products of d inputs at
+//     most d * sum |a||b|, and with random signs far below it, so that the
+//     bound of such code stays as it was);
 //   - every operation rounded upwards: the change is a coherent, near worst
 //     case sample of the reference's own rounding error, which covers long
 //     sums whose errors build up with their partial sums, and an element

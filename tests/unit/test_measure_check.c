@@ -208,9 +208,10 @@ static void matmul_upward(float *out) {
   fesetround(FE_TONEAREST);
 }
 
-// For multilinear code the perturbed run's change never exceeds
-// sum |a||b|, and rounding upwards stays within the bound's allowance: the
-// fold leaves the matmul's magnitudes exactly as they were.
+// For a matmul the perturbed run's change, at most twice sum |a||b| in
+// principle, stays below it with random signs, and rounding upwards stays
+// within the bound's allowance: the fold leaves the matmul's magnitudes
+// exactly as they were.
 static void test_sensitivity_keeps_multilinear(void **state) {
   (void)state;
   static float pert[R * C], up[R * C];
