@@ -195,6 +195,22 @@ MlirOperation decision_scope(const mqss_module *m, const mqss_decision *d);
 bool decision_fits(const mqss_module *m, const mqss_catalog *c,
                    const mqss_decision *d, char *why, size_t why_len);
 
+// Parameter grid (fit.c): the u values -1 + 2k/(PARAM_GRID-1) stand for
+// every value a parameter maps to.
+enum { PARAM_GRID = 401 };
+// The middle of the grid points u where parameter p maps to the value at u.
+float param_grid_middle(const mqss_param *p, float u);
+// The smallest u mapping to integer v or above (the maps are monotone).
+float param_u_for(const mqss_param *p, int64_t v);
+// Gives schedule decision `d` the divisor sizes nearest to its own (fewest
+// steps through each parameter's candidate list, summed) with which it
+// applies to every op it targets in `m` (decision_fits); among equals, the
+// first in an enumeration of the combinations whose first parameter varies
+// fastest. False (d unchanged) when no other combination fits or d has no
+// sizes.
+bool decision_fit_sizes(const mqss_module *m, const mqss_catalog *c,
+                        mqss_decision *d);
+
 // True when d is a schedule decision and m has no op it schedules in its
 // scope (none of its kinds, or none tagged d->op): the mask blocks it, and
 // its pipeline text changes nothing there (decision.c).

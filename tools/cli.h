@@ -88,7 +88,7 @@ int cmd_dashboard(int argc, char **argv);
 // Options shared by select, compile and explain (tools/cmd_select.c).
 typedef struct {
   const char *policy, *catalog, *cache_dir; // NULL = defaults
-  int allow_version_mismatch, sample, max_steps, no_isolate;
+  int allow_version_mismatch, sample, max_steps, no_isolate, fit_sizes;
   uint64_t seed;                            // 0 = default
   int time_budget_ms;                       // --time-budget-ms + 1; 0 = none
   int budget;                // --budget N: any-time selection (0 = pure policy)

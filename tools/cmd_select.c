@@ -36,6 +36,9 @@ int policy_cli_option(policy_cli *o, int argc, char **argv, int *i) {
   } else if (!strcmp(f, "--no-isolate")) {
     o->no_isolate = 1;
     return 1;
+  } else if (!strcmp(f, "--fit-sizes")) {
+    o->fit_sizes = 1;
+    return 1;
   } else if (!strcmp(f, "--time-budget-ms")) {
     long ms;
     if (!has)
@@ -110,6 +113,7 @@ void policy_cli_select_options(const policy_cli *o, mqss_select_options *so) {
   so->cache_dir = o->cache_dir;
   so->isolate = !o->no_isolate;
   so->time_budget_ms = o->time_budget_ms - 1;
+  so->fit_sizes = o->fit_sizes;
 }
 
 void policy_cli_print_notes(const mqss_selection *sel) {

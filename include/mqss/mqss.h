@@ -1074,6 +1074,10 @@ typedef struct {
   /// selection (mqss_selection_budget_hit() says so). The first step always
   /// runs, so 0 means exactly one step. -1 = no budget (default).
   int time_budget_ms;
+  /// Nonzero: a schedule decision whose sizes do not divide the loops of the
+  /// op it addresses is given the nearest sizes that do, instead of being
+  /// masked for the step (default 0). The selection records the sizes used.
+  int fit_sizes;
 } mqss_select_options;
 
 /// Fills `opts` with the defaults documented on each field.
@@ -1292,7 +1296,8 @@ mqss_status mqss_policy_explain_op(const mqss_policy *policy,
 ///    best is the fastest candidate that beats the previous best by min_gain.
 ///  - POLICY: policy-guided (needs mqss_search_options.policy): first the
 ///    `prior` sequence, then up to `proposals` distinct proposals of the
-///    policy (its greedy choice, then sampled selections); with `explore`,
+///    policy (its greedy choice, the same with fit_sizes, then sampled
+///    selections with fit_sizes); with `explore`,
 ///    the rest of the budget goes in thirds to greedy steps from the best
 ///    sequence so far, to mutations of the best so far (one step's parameter
 ///    redrawn, or the step dropped) and to random sequences. Used by expert
@@ -1571,8 +1576,9 @@ typedef struct {
 /// Any-time selection (`mqss select --budget N`). With opts->budget == 0 it
 /// is exactly mqss_policy_select(). Otherwise it runs the policy-guided
 /// search (MQSS_SEARCH_POLICY, no exploration): the policy's own choice,
-/// then up to `budget` distinct sampled proposals (seeds sel_opts->seed+1,
-/// ...), each measured in the sandbox with the output check. A proposal other
+/// then up to `budget` distinct proposals (the greedy choice with
+/// mqss_select_options.fit_sizes, then sampled selections with it, seeds
+/// sel_opts->seed+2, ...), each measured in the sandbox with the output check. A proposal other
 /// than the own choice is kept only when re-measurement confirms it: its
 /// speedup interval over the reference clears 1 + min_gain, and (when the own
 /// choice passed its check) so does its interval over the own choice.

@@ -2,9 +2,12 @@
 // and of any-time selection. Candidates come in this order, each measured
 // once like every search candidate (cache, sandbox, output check):
 //   1. the prior sequence (an earlier winner), so a search never loses it;
-//   2. the policy's own proposals: its greedy choice, then selections sampled
-//      with seeds seed+1, seed+2, ..., until `proposals` distinct pipelines
-//      (or four times as many draws) have been measured;
+//   2. the policy's own proposals: its greedy choice, the same with its
+//      sizes fitted (fit_sizes: a tiling the policy chose with sizes that do
+//      not divide its op's loops is kept with the nearest sizes that do),
+//      then selections sampled, sizes fitted, with seeds seed+2, seed+3,
+//      ..., until `proposals` distinct pipelines (or four times as many
+//      draws) have been measured;
 //   3. with `explore`, the budget left goes in thirds to greedy steps that
 //      extend the best sequence so far, to mutations of the best so far
 //      (one step's parameter redrawn or the step dropped, search_mutate.c)
@@ -29,7 +32,8 @@ static mqss_status proposals(search_ctx *c) {
   int done = 0;
   for (int k = 0; k < 4 * o->proposals && done < o->proposals &&
                   search_budget_left(c); k++) {
-    so.sample = k > 0;
+    so.sample = k > 1;
+    so.fit_sizes = k > 0;
     so.seed = o->seed + (uint64_t)k;
     mqss_selection *sel = NULL;
     mqss_status st = mqss_policy_select(o->policy, c->module, &so, &sel);

@@ -5,9 +5,11 @@
 // the per-op rule (focus.c) pick the op a schedule decision addresses,
 // and applies it to the copy, with its repeats on the further ops it fits
 // (repeat.c, each its own decision in the selection); STOP ends the loop.
-// Actions whose pipeline fails on the copy, or that would complete a
-// sequence recorded as bad for this module, are masked and the step is
-// retried. An action that changes
+// With fit_sizes, a schedule decision whose sizes do not divide its op's
+// loops gets the nearest sizes that do (fit.c). Actions whose pipeline
+// fails on the copy (without fit_sizes, such a decision: it is refused),
+// or that would complete a sequence recorded as bad for this module, are
+// masked and the step is retried. An action that changes
 // nothing takes its step, stays out of the selection, and is masked until
 // the IR changes, as in the training environment (env.c). It
 // does not measure or compile anything (guard.c). While the IR has not
@@ -205,6 +207,8 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
         break;
       }
       d.op = decision_focus(cur, p->catalog, &d); // the per-op rule
+      if (opts->fit_sizes && !decision_fits(cur, p->catalog, &d, NULL, 0))
+        decision_fit_sizes(cur, p->catalog, &d); // else refused: masked below
       char *text = mqss_decision_pipeline(p->catalog, &d);
       if (!text) {
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum { GRID = 401, SWEEPS = 4 }; // parameter values tried; ascent rounds
+enum { SWEEPS = 4 }; // rounds of coordinate ascent (match_action)
 
 typedef struct {
   const mqss_catalog *c;
@@ -48,18 +48,6 @@ static int split_top(const char *text, size_t len,
 static bool has_wrapper(const char *p, size_t n, const char *w) {
   size_t k = strlen(w);
   return n > k && !strncmp(p, w, k) && p[n - 1] == ')';
-}
-
-// The middle of the grid points u where parameter p maps to the value at u.
-static float grid_middle(const mqss_param *p, float u) {
-  int64_t v = mqss_param_map(p, u);
-  int lo = -1, hi = -1;
-  for (int k = 0; k < GRID; k++)
-    if (mqss_param_map(p, -1.0f + 2.0f * (float)k / (GRID - 1)) == v) {
-      lo = lo < 0 ? k : lo;
-      hi = k;
-    }
-  return lo < 0 ? u : -1.0f + 2.0f * (float)((lo + hi) / 2) / (GRID - 1);
 }
 
 // ----------------------------------------------------------------------------
@@ -156,26 +144,13 @@ static int try_decision(const mqss_catalog *c, const mqss_decision *d,
   return same;
 }
 
-// The smallest u mapping to integer v or above (the maps are monotone).
-static float u_for(const mqss_param *p, int64_t v) {
-  float lo = -1.0f, hi = 1.0f;
-  for (int i = 0; i < 40; i++) {
-    float mid = (lo + hi) / 2;
-    if (mqss_param_map(p, mid) >= v)
-      hi = mid;
-    else
-      lo = mid;
-  }
-  return hi;
-}
-
 // Values of parameter p to try: the grid, and for an integer range, the u of
 // every number in want (a grid may miss the exact value, e.g. 24385 bytes).
 static int candidates(const mqss_param *p, const char *want, float *u,
                       int max) {
   int n = 0;
-  for (int k = 0; k < GRID && n < max; k++) {
-    float x = -1.0f + 2.0f * (float)k / (GRID - 1);
+  for (int k = 0; k < PARAM_GRID && n < max; k++) {
+    float x = -1.0f + 2.0f * (float)k / (PARAM_GRID - 1);
     if (k == 0 || mqss_param_map(p, x) != mqss_param_map(p, u[n - 1]))
       u[n++] = x;
   }
@@ -183,7 +158,7 @@ static int candidates(const mqss_param *p, const char *want, float *u,
     return n;
   for (const char *q = want; *q && n < max; q++)
     if (isdigit((unsigned char)*q) && (q == want || !isalnum((unsigned char)q[-1]))) {
-      float x = u_for(p, strtoll(q, NULL, 10));
+      float x = param_u_for(p, strtoll(q, NULL, 10));
       if (mqss_param_map(p, x) == strtoll(q, NULL, 10))
         u[n++] = x;
       while (isdigit((unsigned char)q[1]))
@@ -202,8 +177,8 @@ static bool match_action(const mqss_catalog *c, int index, const char *want,
   for (int sweep = 0; r == 0 && sweep < SWEEPS; sweep++) {
     bool moved = false;
     for (int p = 0; r == 0 && p < a->n_params; p++) {
-      float keep = d.u[p], u[2 * GRID];
-      int n = candidates(&a->params[p], want, u, 2 * GRID);
+      float keep = d.u[p], u[2 * PARAM_GRID];
+      int n = candidates(&a->params[p], want, u, 2 * PARAM_GRID);
       for (int k = 0; r == 0 && k < n; k++) {
         d.u[p] = u[k];
         int score;
@@ -223,7 +198,7 @@ static bool match_action(const mqss_catalog *c, int index, const char *want,
   if (r != 1)
     return false;
   for (int p = 0; p < a->n_params; p++)
-    d.u[p] = grid_middle(&a->params[p], d.u[p]);
+    d.u[p] = param_grid_middle(&a->params[p], d.u[p]);
   *out = d;
   return true;
 }
@@ -344,51 +319,6 @@ int demo_of(const mqss_catalog *c, const char *pipeline, demo *dm) {
 // ----------------------------------------------------------------------------
 // pruning
 
-// Most size combinations demo_adapt_sizes tries.
-enum { ADAPT_MAX_COMBINATIONS = 1 << 16 };
-
-bool demo_adapt_sizes(const mqss_module *m, const mqss_catalog *c,
-                      mqss_decision *d) {
-  const mqss_action *a = mqss_catalog_action(c, d->action);
-  if (!a || !a->n_steps)
-    return false;
-  int k_of[MQSS_MAX_PARAMS], want[MQSS_MAX_PARAMS], n = 0;
-  long total = 1;
-  for (int k = 0; k < a->n_params; k++) {
-    const mqss_param *p = &a->params[k];
-    if (p->kind != MQSS_PARAM_DIVISOR || p->n_values < 1)
-      continue;
-    k_of[n] = k;
-    want[n++] = (int)mqss_param_map(p, d->u[k]);
-    total *= p->n_values;
-    if (total > ADAPT_MAX_COMBINATIONS)
-      return false;
-  }
-  mqss_decision best = *d;
-  int best_dist = -1;
-  for (long code = 0; code < total && n; code++) {
-    mqss_decision t = *d;
-    int dist = 0;
-    long rest = code;
-    for (int j = 0; j < n; j++) {
-      const mqss_param *p = &a->params[k_of[j]];
-      int v = (int)(rest % p->n_values);
-      rest /= p->n_values;
-      dist += abs(v - want[j]);
-      t.u[k_of[j]] = grid_middle(p, u_for(p, v));
-    }
-    if (dist > 0 && (best_dist < 0 || dist < best_dist) &&
-        decision_fits(m, c, &t, NULL, 0)) {
-      best = t;
-      best_dist = dist;
-    }
-  }
-  if (best_dist < 0)
-    return false;
-  *d = best;
-  return true;
-}
-
 mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,
                        const char *path, demo *dm, int *adapted) {
   mqss_module *m = NULL;
@@ -405,7 +335,7 @@ mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,
       continue;
     mqss_decision d = dm->d[i];
     if (adapted && !decision_fits(m, c, &d, NULL, 0) &&
-        demo_adapt_sizes(m, c, &d))
+        decision_fit_sizes(m, c, &d))
       (*adapted)++;
     if (mqss_decision_apply(m, c, &d) != MQSS_OK) {
       st = MQSS_ERR_INVALID_ARG;

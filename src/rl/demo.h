@@ -24,19 +24,10 @@ int demo_of(const mqss_catalog *c, const char *pipeline, demo *dm);
 // match no op there (decision_matches_nothing): the rest produces the same
 // IR, so the same code, in fewer steps. With `adapted` non-NULL, a schedule
 // decision whose sizes do not fit the module there is first given the
-// nearest sizes that do (demo_adapt_sizes), counted in *adapted.
+// nearest sizes that do (decision_fit_sizes), counted in *adapted.
 // MQSS_ERR_PARSE when the module does not parse; MQSS_ERR_INVALID_ARG when
 // a decision fails on it (dm unchanged).
 mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,
                        const char *path, demo *dm, int *adapted);
-
-// Gives schedule decision `d` the divisor sizes nearest to its own (fewest
-// steps through each parameter's candidate list, summed) with which it
-// applies to every op it targets in `m` (decision_fits); among equals, the
-// first in an enumeration of the combinations whose first parameter varies
-// fastest. False (d unchanged) when no other combination fits or d has no
-// sizes.
-bool demo_adapt_sizes(const mqss_module *m, const mqss_catalog *c,
-                      mqss_decision *d);
 
 #endif // MQSS_RL_DEMO_H

@@ -1,7 +1,7 @@
 // Unit tests of the policy runtime: loading (good files and every kind of
 // bad one, as errors naming the file), greedy selection (deterministic,
-// pipeline text mlir can parse and run), sampling, explain against finite
-// differences, the guard (crash -> fallback, logged, cached verdict; clean
+// pipeline text mlir can parse and run), sampling, fitted sizes, explain
+// against finite differences, the guard (crash -> fallback, logged, cached verdict; clean
 // pipeline -> kept), bad-sequence avoidance, guarded compile and emit.
 // Policies are untrained random networks written by the tests themselves.
 // internal headers first: cmocka defines a fail() macro
@@ -609,6 +609,62 @@ static void test_select_repeats(void **state) {
   mqss_policy_destroy(p);
 }
 
+// The N size of register-tile decision d (sched_catalog.yaml: 8 or 16).
+static int64_t tile_n(const mqss_policy *p, const mqss_decision *d) {
+  const mqss_action *a = mqss_catalog_action(mqss_policy_catalog(p), d->action);
+  return strtoll(a->params[1].values[mqss_param_map(&a->params[1], d->u[1])],
+                 NULL, 10);
+}
+
+// fit_sizes: the focus matmul's N extent is 40, which tile 8 divides and 16
+// does not. Without it, a draw of N = 16 is refused and the step takes the
+// only other action, STOP; with it, the same draw tiles with N = 8, and its
+// repeat on the other matmul (N = 48) keeps those sizes. A draw that fits
+// is selected alike either way.
+static void test_select_fit_sizes(void **state) {
+  (void)state;
+  const char *yaml = MQSS_SOURCE_DIR "/tests/lit/Inputs/sched_catalog.yaml";
+  char path[400];
+  snprintf(path, sizeof path, "%s/sched_fit.safetensors", dir);
+  mqss_policy *p = random_policy(yaml, yaml, "gnn", 1, path);
+  mqss_module *m = parse(S, MQSS_SOURCE_DIR
+                         "/tests/lit/Inputs/sched_two_matmuls.mlir");
+  int fitted = 0, same = 0;
+  for (uint64_t seed = 1; seed <= 60; seed++) {
+    mqss_selection *sel[2] = {NULL, NULL};
+    for (int fit = 0; fit < 2; fit++) {
+      mqss_select_options o;
+      mqss_select_options_init(&o);
+      o.sample = 1;
+      o.seed = seed;
+      o.max_steps = 1;
+      o.fit_sizes = fit;
+      if (mqss_policy_select(p, m, &o, &sel[fit]) != MQSS_OK)
+        fail_msg("select: %s", mqss_errmsg(S));
+    }
+    int n0 = mqss_selection_count(sel[0]), n1 = mqss_selection_count(sel[1]);
+    for (int i = 0; i < n0; i++) // without fitting, only sizes that fit
+      assert_int_equal(tile_n(p, mqss_selection_decision(sel[0], i)), 8);
+    if (n0 > 0) { // fitting changes nothing where the sizes fit
+      same++;
+      assert_string_equal(mqss_selection_pipeline(sel[0]),
+                          mqss_selection_pipeline(sel[1]));
+    } else if (n1 > 0) { // refused without fitting, fitted with it
+      fitted++;
+      assert_int_equal(n1, 2);
+      assert_int_equal(mqss_selection_decision(sel[1], 0)->op, 4);
+      assert_int_equal(mqss_selection_decision(sel[1], 1)->op, 2);
+      assert_int_equal(tile_n(p, mqss_selection_decision(sel[1], 0)), 8);
+      assert_int_equal(tile_n(p, mqss_selection_decision(sel[1], 1)), 8);
+    }
+    mqss_selection_destroy(sel[0]);
+    mqss_selection_destroy(sel[1]);
+  }
+  assert_true(fitted > 0 && same > 0);
+  mqss_module_destroy(m);
+  mqss_policy_destroy(p);
+}
+
 static void test_compile_guarded_emit(void **state) {
   (void)state;
   mqss_policy *p = load(mlp_path);
@@ -659,6 +715,7 @@ int main(void) {
       cmocka_unit_test(test_guard),
       cmocka_unit_test(test_avoid_bad),
       cmocka_unit_test(test_select_repeats),
+      cmocka_unit_test(test_select_fit_sizes),
       cmocka_unit_test(test_compile_guarded_emit),
   };
   return cmocka_run_group_tests(tests, group_setup, group_teardown);
