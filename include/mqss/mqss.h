@@ -1578,10 +1578,11 @@ typedef struct {
 /// search (MQSS_SEARCH_POLICY, no exploration): the policy's own choice,
 /// then up to `budget` distinct proposals (the greedy choice with
 /// mqss_select_options.fit_sizes, then sampled selections with it, seeds
-/// sel_opts->seed+2, ...), each measured in the sandbox with the output check. A proposal other
-/// than the own choice is kept only when re-measurement confirms it: its
-/// speedup interval over the reference clears 1 + min_gain, and (when the own
-/// choice passed its check) so does its interval over the own choice.
+/// sel_opts->seed+2, ...), each measured in the sandbox with the output
+/// check. A proposal other than the own choice is kept only when
+/// re-measurement confirms it: its speedup interval over the reference
+/// clears 1 + min_gain, and (when the own choice passed its check) so does
+/// its interval over the own choice.
 /// Otherwise the own choice is kept, or the empty selection (the finisher
 /// alone) when the own choice failed its check, or when nothing was confirmed
 /// faster than the reference and a confirmation (confirm_pairs pairs) finds

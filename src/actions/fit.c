@@ -3,9 +3,11 @@
 // do not divide the loops of the op it addresses; applying it would be
 // refused (decision_fits). decision_fit_sizes moves such sizes to the
 // nearest combination that fits, so that the decision carries out the
-// transformation that was chosen rather than being dropped. Selection and
-// the environment fit a chosen decision before applying it; seed pruning
-// fits recipe decisions with expit.adapt_sizes.
+// transformation that was chosen rather than being dropped. Selection with
+// fit_sizes (and so the policy-guided search's proposals) fits a chosen
+// decision before applying it; seed pruning fits recipe decisions with
+// expit.adapt_sizes. The training environment does not: there such a
+// decision fails, as in selection without fit_sizes.
 #include "internal.h"
 
 #include <stdlib.h>
