@@ -563,18 +563,25 @@ static void test_avoid_bad(void **state) {
   mqss_policy_destroy(p);
 }
 
+// A random GNN policy (seed 1) on the two-action catalog of
+// tests/lit/Inputs/sched_catalog.yaml (stop, or register-tile the focus
+// matmul), written to dir/file, and in *m the module with two matmuls.
+static mqss_policy *sched_policy(const char *file, mqss_module **m) {
+  const char *yaml = MQSS_SOURCE_DIR "/tests/lit/Inputs/sched_catalog.yaml";
+  char path[400];
+  snprintf(path, sizeof path, "%s/%s", dir, file);
+  *m = parse(S, MQSS_SOURCE_DIR "/tests/lit/Inputs/sched_two_matmuls.mlir");
+  return random_policy(yaml, yaml, "gnn", 1, path);
+}
+
 // A kept schedule decision is followed by its repeat on the other matmul
 // (repeat.c), as two decisions of the selection, in this process and in the
 // isolated child alike. Random policies on a two-action catalog (stop, or
 // register-tile the focus matmul), sampled until one tiles.
 static void test_select_repeats(void **state) {
   (void)state;
-  const char *yaml = MQSS_SOURCE_DIR "/tests/lit/Inputs/sched_catalog.yaml";
-  char path[400];
-  snprintf(path, sizeof path, "%s/sched.safetensors", dir);
-  mqss_policy *p = random_policy(yaml, yaml, "gnn", 1, path);
-  mqss_module *m = parse(S, MQSS_SOURCE_DIR
-                         "/tests/lit/Inputs/sched_two_matmuls.mlir");
+  mqss_module *m = NULL;
+  mqss_policy *p = sched_policy("sched.safetensors", &m);
   int tiled[2] = {0, 0};
   for (int isolate = 0; isolate < 2; isolate++)
     for (uint64_t seed = 1; seed <= 40 && !tiled[isolate]; seed++) {
@@ -623,12 +630,8 @@ static int64_t tile_n(const mqss_policy *p, const mqss_decision *d) {
 // is selected alike either way.
 static void test_select_fit_sizes(void **state) {
   (void)state;
-  const char *yaml = MQSS_SOURCE_DIR "/tests/lit/Inputs/sched_catalog.yaml";
-  char path[400];
-  snprintf(path, sizeof path, "%s/sched_fit.safetensors", dir);
-  mqss_policy *p = random_policy(yaml, yaml, "gnn", 1, path);
-  mqss_module *m = parse(S, MQSS_SOURCE_DIR
-                         "/tests/lit/Inputs/sched_two_matmuls.mlir");
+  mqss_module *m = NULL;
+  mqss_policy *p = sched_policy("sched_fit.safetensors", &m);
   int fitted = 0, same = 0;
   for (uint64_t seed = 1; seed <= 60; seed++) {
     mqss_selection *sel[2] = {NULL, NULL};
