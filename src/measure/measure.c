@@ -497,7 +497,7 @@ static void cache_key(uint64_t module_hash, const mqss_measure_options *o,
   if (o->reference_module && o->check_reference)
     sb_printf(key, ";reference=%016" PRIx64,
               mqss_module_hash(o->reference_module));
-  sb_printf(key, ";out=%d", o->output_limit_mb);
+  sb_printf(key, ";out=%d;finish=%d", o->output_limit_mb, FINISH_VERSION);
   if (o->ignore_schedule)
     sb_printf(key, ";ignore_schedule");
   for (int i = 0; i < o->num_skip_outputs; i++)
