@@ -93,17 +93,19 @@ static char *ir_after_demo(fixture *f, const char *path, const demo *dm) {
   return ir;
 }
 
-// The mlp recipe (a register-tiling schedule) and two cse passes, the second
-// of which can change nothing: the decisions give the text's IR, and so do
-// the pruned ones, which lack that second cse.
+// A pipeline step that runs one schedule script of data/schedules.
+#define SCHEDULE(name)                                                         \
+  "transform-preload-library{transform-library-paths=" MQSS_SOURCE_DIR        \
+  "/data/schedules/" name ".mlir},transform-interpreter{entry-point=" name "}"
+
+// mlp's register-tiling schedule and two cse passes, the second of which
+// can change nothing: the decisions give the text's IR, and so do the
+// pruned ones, which lack that second cse.
 static void test_decisions_and_pruning_keep_the_ir(void **state) {
   fixture *f = *state;
   const char *module = INPUTS "measure_mlp_fma.mlir"; // two matmuls
-  const char *mlp = mqss_baselines_pipeline(f->b, "mlp");
-  size_t len = strlen(mlp);
-  char text[8192];
-  snprintf(text, sizeof text, "%.*s,func.func(cse),func.func(cse))",
-           (int)(len - 1), mlp);
+  const char *text = "builtin.module(" SCHEDULE("mqss_b1b9c99b18b91237")
+                     ",func.func(cse),func.func(cse))";
   demo dm;
   assert_int_equal(demo_of(f->c, text, &dm), 0);
   assert_int_equal(dm.n, 3);
@@ -124,15 +126,16 @@ static void test_decisions_and_pruning_keep_the_ir(void **state) {
   free(want);
 }
 
-// The resblock recipe decomposes NHWC, then NCHW convolutions. On a module
-// with NCHW ones only, the first step matches nothing: the mask would block
-// it, so pruning drops it instead of refusing the seed, and the one left
-// gives the recipe's IR.
+// The two decomposition schedules of the convolution recipes (resblock's
+// and cnn's) decompose NHWC, then NCHW convolutions. On a module with NCHW
+// ones only, the first step matches nothing: the mask would block it, so
+// pruning drops it instead of refusing the seed, and the one left gives the
+// pipeline's IR.
 static void test_pruning_drops_a_step_that_matches_nothing(void **state) {
   fixture *f = *state;
   const char *module = INPUTS "conv_nchw_only.mlir";
-  const char *text = mqss_baselines_pipeline(f->b, "resblock");
-  assert_non_null(text);
+  const char *text = "builtin.module(" SCHEDULE("mqss_62d5b10e284ed1a0") ","
+                     SCHEDULE("mqss_9a322aeff72dd2f5") ")";
   demo dm;
   assert_int_equal(demo_of(f->c, text, &dm), 0);
   assert_int_equal(dm.n, 2);

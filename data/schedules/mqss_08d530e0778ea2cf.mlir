@@ -1,13 +1,13 @@
 module attributes {transform.with_named_sequence} {
   // catalog action 'register-tile-fma'
-  transform.named_sequence @mqss_307e7ac298c08b8c(%root: !transform.any_op {transform.readonly}) {
+  transform.named_sequence @mqss_08d530e0778ea2cf(%root: !transform.any_op {transform.readonly}) {
     %k0_0 = transform.structured.match ops{["linalg.matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %k1_0 = transform.structured.match ops{["linalg.batch_matmul"]} in %root : (!transform.any_op) -> !transform.any_op
     %all = transform.merge_handles %k0_0, %k1_0 : !transform.any_op
     %funcs = transform.get_parent_op %all {deduplicate, op_name = "func.func"} : (!transform.any_op) -> !transform.any_op
-    %k0_1, %loops0_0:3 = transform.structured.tile_using_for %k0_0 tile_sizes [4, 16, 2] interchange = [1, 0, 2] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %k0_1, %loops0_0:3 = transform.structured.tile_using_for %k0_0 tile_sizes [8, 32, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.annotate %k0_1 "mqss.tiled" : !transform.any_op
-    %k1_1, %loops1_0:4 = transform.structured.tile_using_for %k1_0 tile_sizes [1, 4, 16, 2] interchange = [0, 2, 1, 3] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
+    %k1_1, %loops1_0:4 = transform.structured.tile_using_for %k1_0 tile_sizes [1, 8, 32, 4] : (!transform.any_op) -> (!transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op, !transform.any_op)
     transform.annotate %k1_1 "mqss.tiled" : !transform.any_op
     transform.foreach %k0_1 : !transform.any_op {
     ^bb0(%op1: !transform.any_op):
