@@ -126,11 +126,10 @@ static void test_decisions_and_pruning_keep_the_ir(void **state) {
   free(want);
 }
 
-// The two decomposition schedules of the convolution recipes (resblock's
-// and cnn's) decompose NHWC, then NCHW convolutions. On a module with NCHW
-// ones only, the first step matches nothing: the mask would block it, so
-// pruning drops it instead of refusing the seed, and the one left gives the
-// pipeline's IR.
+// The two decomposition schedules that open resblock's recipe decompose
+// NHWC, then NCHW convolutions. On a module with NCHW ones only, the first
+// step matches nothing: the mask would block it, so pruning drops it
+// instead of refusing the seed, and the one left gives the pipeline's IR.
 static void test_pruning_drops_a_step_that_matches_nothing(void **state) {
   fixture *f = *state;
   const char *module = INPUTS "conv_nchw_only.mlir";
