@@ -157,9 +157,11 @@ bool catalog_action_parses(const mqss_catalog *c, int i, strbuf *why);
 bool finish_has_unknown_ops(const mqss_module *m);
 
 // Part of every measurement's cache key: bump it when the finisher's output
-// changes the code that runs, so that timings of older code are never reused.
+// changes the code that runs, or the harness what a call costs, so that
+// timings of older code are never reused.
 //   2: buffers are freed after their last use (finish.c)
-#define FINISH_VERSION 2
+//   3: the harness frees the buffers a call returns (values.c)
+#define FINISH_VERSION 3
 
 // A structural hash of `m` for change detection within one process
 // (fingerprint.c): equal for equal IR in one context, and much cheaper than

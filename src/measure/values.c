@@ -112,7 +112,8 @@ bool call_args_init(call_args *c, const entry_spec *e, uint64_t seed) {
     c->result_offset[i] = off;
     off += value_size(&e->results[i]);
   }
-  c->result = calloc(1, off ? off : 8);
+  c->result_bytes = off ? off : 8;
+  c->result = calloc(1, c->result_bytes);
   if (!c->result)
     return false;
   c->packed[w] = c->result;
@@ -173,6 +174,41 @@ int64_t call_args_abs(call_args *c) { return map_float_inputs(c, abs_of, 0); }
 int64_t call_args_perturb(call_args *c, uint64_t seed) {
   uint64_t s = seed; // signs independent of the generated values
   return map_float_inputs(c, perturbed, splitmix64(&s));
+}
+
+// True when `p` points into one of the argument buffers of `c`.
+static bool in_argument(const call_args *c, const void *p) {
+  uintptr_t a = (uintptr_t)p;
+  for (int i = 0; i < c->e->nargs; i++) {
+    const value_spec *v = &c->e->args[i];
+    uintptr_t b = (uintptr_t)c->buf[i];
+    if (v->shaped && a >= b &&
+        a < b + (size_t)(v->count ? v->count : 1) * elem_size(v->et))
+      return true;
+  }
+  return false;
+}
+
+// MLIR's memref lowering gives a memref.get_global this allocated pointer.
+#define GLOBAL_ALLOCATED ((void *)(uintptr_t)0xdeadbeef)
+
+void call_args_free_results(call_args *c) {
+  uintptr_t freed[MAX_VALUES]; // addresses: a freed pointer is indeterminate
+  int n = 0;
+  for (int i = 0; i < c->e->nresults; i++) {
+    if (!c->e->results[i].shaped)
+      continue;
+    void *p; // the descriptor's first word
+    memcpy(&p, c->result + c->result_offset[i], sizeof p);
+    bool seen = false;
+    for (int k = 0; k < n; k++)
+      seen |= freed[k] == (uintptr_t)p;
+    if (!p || p == GLOBAL_ALLOCATED || seen || in_argument(c, p))
+      continue;
+    freed[n++] = (uintptr_t)p;
+    free(p);
+  }
+  memset(c->result, 0, c->result_bytes);
 }
 
 void call_args_free(call_args *c) {
