@@ -36,8 +36,8 @@ int policy_cli_option(policy_cli *o, int argc, char **argv, int *i) {
   } else if (!strcmp(f, "--no-isolate")) {
     o->no_isolate = 1;
     return 1;
-  } else if (!strcmp(f, "--fit-sizes")) {
-    o->fit_sizes = 1;
+  } else if (!strcmp(f, "--fit-sizes") || !strcmp(f, "--no-fit-sizes")) {
+    o->fit_sizes = f[2] == 'f' ? 1 : -1;
     return 1;
   } else if (!strcmp(f, "--time-budget-ms")) {
     long ms;

@@ -1074,9 +1074,11 @@ typedef struct {
   /// selection (mqss_selection_budget_hit() says so). The first step always
   /// runs, so 0 means exactly one step. -1 = no budget (default).
   int time_budget_ms;
-  /// Nonzero: a schedule decision whose sizes do not divide the loops of the
-  /// op it addresses is given the nearest sizes that do, instead of being
-  /// masked for the step (default 0). The selection records the sizes used.
+  /// 1: a schedule decision whose sizes do not divide the loops of the op it
+  /// addresses is given the nearest sizes that do, instead of being masked
+  /// for the step; -1: it is masked; 0 (default): as the policy was trained
+  /// (1 when its train_config has expit.adapt_sizes=1, whose seeds were
+  /// fitted so). The selection records the sizes used.
   int fit_sizes;
 } mqss_select_options;
 
@@ -1296,8 +1298,9 @@ mqss_status mqss_policy_explain_op(const mqss_policy *policy,
 ///    best is the fastest candidate that beats the previous best by min_gain.
 ///  - POLICY: policy-guided (needs mqss_search_options.policy): first the
 ///    `prior` sequence, then up to `proposals` distinct proposals of the
-///    policy (its greedy choice, the same with fit_sizes, then sampled
-///    selections with fit_sizes); with `explore`,
+///    policy (its greedy choice with fit_sizes as it was trained, the same
+///    with fit_sizes, then sampled selections with fit_sizes; the same
+///    pipeline twice counts once); with `explore`,
 ///    the rest of the budget goes in thirds to greedy steps from the best
 ///    sequence so far, to mutations of the best so far (one step's parameter
 ///    redrawn, or the step dropped) and to random sequences. Used by expert

@@ -2,9 +2,10 @@
 // and of any-time selection. Candidates come in this order, each measured
 // once like every search candidate (cache, sandbox, output check):
 //   1. the prior sequence (an earlier winner), so a search never loses it;
-//   2. the policy's own proposals: its greedy choice, the same with its
-//      sizes fitted (fit_sizes: a tiling the policy chose with sizes that do
-//      not divide its op's loops is kept with the nearest sizes that do),
+//   2. the policy's own proposals: its greedy choice (sizes fitted as the
+//      policy was trained), the same with its sizes fitted (fit_sizes: a
+//      tiling the policy chose with sizes that do not divide its op's loops
+//      is kept with the nearest sizes that do),
 //      then selections sampled, sizes fitted, with seeds seed+2, seed+3,
 //      ..., until `proposals` distinct pipelines (or four times as many
 //      draws) have been measured;

@@ -162,6 +162,8 @@ mqss_status mqss_policy_load(mqss_session *s, const char *path,
   p->episode_steps = ms ? atoi(ms + strlen("rl.max_steps=")) : 0;
   if (p->episode_steps < 1 || p->episode_steps > 256)
     p->episode_steps = 16;
+  const char *fit = strstr(p->meta.train_config, "expit.adapt_sizes=");
+  p->fit_sizes = fit && atoi(fit + strlen("expit.adapt_sizes=")) == 1;
   *out = p;
   return MQSS_OK;
 }

@@ -24,6 +24,8 @@ struct mqss_policy {
   int episode_steps;        // rl.max_steps it was trained with (16 unknown):
                             // normalises the history features, and the
                             // default number of select steps
+  bool fit_sizes;           // trained with expit.adapt_sizes: the default of
+                            // mqss_select_options.fit_sizes
   int cat_of[NN_MAX_ACTIONS + 1]; // (A+1) network index -> catalog index
   int nn_of[NN_MAX_ACTIONS + 1];  // (n_cat) catalog index -> network index
 };

@@ -5,9 +5,10 @@
 // the per-op rule (focus.c) pick the op a schedule decision addresses,
 // and applies it to the copy, with its repeats on the further ops it fits
 // (repeat.c, each its own decision in the selection); STOP ends the loop.
-// With fit_sizes, a schedule decision whose sizes do not divide its op's
-// loops gets the nearest sizes that do (fit.c). Actions whose pipeline
-// fails on the copy (without fit_sizes, such a decision: it is refused),
+// With fit_sizes (by default when the policy was trained with adapted
+// seeds), a schedule decision whose sizes do not divide its op's loops gets
+// the nearest sizes that do (fit.c). Actions whose pipeline fails on the
+// copy (without fit_sizes, such a decision: it is refused),
 // or that would complete a sequence recorded as bad for this module, are
 // masked and the step is retried. An action that changes
 // nothing takes its step, stays out of the selection, and is masked until
@@ -164,6 +165,7 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
                        double deadline, int trace_fd, mqss_selection **out) {
   mqss_session *s = mqss_module_session(module);
   int max_steps = opts->max_steps > 0 ? opts->max_steps : p->episode_steps;
+  bool fit = opts->fit_sizes ? opts->fit_sizes > 0 : p->fit_sizes;
   nn_rng rng;
   nn_rng_seed(&rng, opts->seed);
   mqss_selection *sel = selection_new(p->catalog);
@@ -207,7 +209,7 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
         break;
       }
       d.op = decision_focus(cur, p->catalog, &d); // the per-op rule
-      if (opts->fit_sizes && !decision_fits(cur, p->catalog, &d, NULL, 0))
+      if (fit && !decision_fits(cur, p->catalog, &d, NULL, 0))
         decision_fit_sizes(cur, p->catalog, &d); // else refused: masked below
       char *text = mqss_decision_pipeline(p->catalog, &d);
       if (!text) {

@@ -624,26 +624,37 @@ static int64_t tile_n(const mqss_policy *p, const mqss_decision *d) {
 }
 
 // fit_sizes: the focus matmul's N extent is 40, which tile 8 divides and 16
-// does not. Without it, a draw of N = 16 is refused and the step takes the
-// only other action, STOP; with it, the same draw tiles with N = 8, and its
-// repeat on the other matmul (N = 48) keeps those sizes. A draw that fits
-// is selected alike either way.
+// does not. Without it (-1), a draw of N = 16 is refused and the step takes
+// the only other action, STOP; with it (1), the same draw tiles with N = 8,
+// and its repeat on the other matmul (N = 48) keeps those sizes. A draw that
+// fits is selected alike either way. The default (0) follows the policy's
+// training: this random policy was not trained with adapted seeds, so it
+// refuses; marked as trained with them, it fits.
 static void test_select_fit_sizes(void **state) {
   (void)state;
   mqss_module *m = NULL;
   mqss_policy *p = sched_policy("sched_fit.safetensors", &m);
+  assert_false(p->fit_sizes);
   int fitted = 0, same = 0;
   for (uint64_t seed = 1; seed <= 60; seed++) {
-    mqss_selection *sel[2] = {NULL, NULL};
+    mqss_selection *sel[2] = {NULL, NULL}, *dflt[2] = {NULL, NULL};
     for (int fit = 0; fit < 2; fit++) {
       mqss_select_options o;
       mqss_select_options_init(&o);
       o.sample = 1;
       o.seed = seed;
       o.max_steps = 1;
-      o.fit_sizes = fit;
+      o.fit_sizes = fit ? 1 : -1;
       if (mqss_policy_select(p, m, &o, &sel[fit]) != MQSS_OK)
         fail_msg("select: %s", mqss_errmsg(S));
+      o.fit_sizes = 0;
+      p->fit_sizes = fit;
+      if (mqss_policy_select(p, m, &o, &dflt[fit]) != MQSS_OK)
+        fail_msg("select: %s", mqss_errmsg(S));
+      p->fit_sizes = false;
+      assert_string_equal(mqss_selection_pipeline(dflt[fit]),
+                          mqss_selection_pipeline(sel[fit]));
+      mqss_selection_destroy(dflt[fit]);
     }
     int n0 = mqss_selection_count(sel[0]), n1 = mqss_selection_count(sel[1]);
     for (int i = 0; i < n0; i++) // without fitting, only sizes that fit
@@ -665,6 +676,12 @@ static void test_select_fit_sizes(void **state) {
   }
   assert_true(fitted > 0 && same > 0);
   mqss_module_destroy(m);
+  mqss_policy_destroy(p);
+  // Read from the metadata: the shipped default was trained with
+  // expit.adapt_sizes=1 (configs/expit15.yaml).
+  p = load(MQSS_SOURCE_DIR "/models/default.safetensors");
+  assert_non_null(strstr(p->meta.train_config, "expit.adapt_sizes=1"));
+  assert_true(p->fit_sizes);
   mqss_policy_destroy(p);
 }
 
