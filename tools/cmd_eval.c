@@ -97,7 +97,7 @@ static bool parse_args(int argc, char **argv, eval_args *a) {
     } else if (!strcmp(f, "--no-isolate")) {
       a->set.select.isolate = 0;
     } else if (!strcmp(f, "--fit-sizes") || !strcmp(f, "--no-fit-sizes")) {
-      a->set.select.fit_sizes = f[2] == 'f' ? 1 : -1;
+      a->set.select.fit_sizes = strcmp(f, "--fit-sizes") ? -1 : 1;
     } else if (!strcmp(f, "--json")) {
       a->json = true;
     } else if (!strcmp(f, "--quiet") || !strcmp(f, "-q")) {

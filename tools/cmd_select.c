@@ -37,7 +37,7 @@ int policy_cli_option(policy_cli *o, int argc, char **argv, int *i) {
     o->no_isolate = 1;
     return 1;
   } else if (!strcmp(f, "--fit-sizes") || !strcmp(f, "--no-fit-sizes")) {
-    o->fit_sizes = f[2] == 'f' ? 1 : -1;
+    o->fit_sizes = strcmp(f, "--fit-sizes") ? -1 : 1;
     return 1;
   } else if (!strcmp(f, "--time-budget-ms")) {
     long ms;
