@@ -88,7 +88,6 @@ typedef struct {
   void **packed;               // (nwords + 1,)
   int nwords;
   unsigned char *result;       // storage of the returned struct
-  size_t result_bytes;
   size_t result_offset[MAX_VALUES];
 } call_args;
 
@@ -104,9 +103,9 @@ int64_t call_args_abs(call_args *c);
 // resets the arguments. Returns the float inputs changed.
 #define SENSITIVITY_EPS 0x1p-16
 int64_t call_args_perturb(call_args *c, uint64_t seed);
-// Frees the buffers the last call returned (the caller owns them) and
-// clears the result storage: every distinct allocated pointer of a shaped
-// result except a global's and one into an argument buffer.
+// Frees the buffers the last call returned (the caller owns them): every
+// distinct allocated pointer of a shaped result except a global's and one
+// into an argument buffer. Call it once per call, after the outputs are read.
 void call_args_free_results(call_args *c);
 void call_args_free(call_args *c);
 // Copies the results and memref arguments after a call into `o`.

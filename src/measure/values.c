@@ -112,8 +112,7 @@ bool call_args_init(call_args *c, const entry_spec *e, uint64_t seed) {
     c->result_offset[i] = off;
     off += value_size(&e->results[i]);
   }
-  c->result_bytes = off ? off : 8;
-  c->result = calloc(1, c->result_bytes);
+  c->result = calloc(1, off ? off : 8);
   if (!c->result)
     return false;
   c->packed[w] = c->result;
@@ -208,7 +207,6 @@ void call_args_free_results(call_args *c) {
     freed[n++] = (uintptr_t)p;
     free(p);
   }
-  memset(c->result, 0, c->result_bytes);
 }
 
 void call_args_free(call_args *c) {
