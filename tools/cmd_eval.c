@@ -301,6 +301,13 @@ int cmd_eval(int argc, char **argv) {
     const char *base = e->family ? mqss_baselines_pipeline(bl, e->family) : NULL;
     if (!base && e->family && e->baseline_pipeline)
       base = e->baseline_pipeline;
+    if (a.search_dir) {
+      char why[512];
+      int got = eval_search_load(a.search_dir, e->file, &r->search, why, sizeof why);
+      if (got < 0)
+        fprintf(stderr, "mqss: eval: %s\n", why);
+      r->has_search = got > 0;
+    }
     mqss_module *m = NULL;
     if (mqss_module_parse_file(s, e->path, &m) != MQSS_OK) {
       snprintf(r->status, sizeof r->status, "parse_failed");
@@ -316,17 +323,10 @@ int cmd_eval(int argc, char **argv) {
       }
     }
     mqss_module_destroy(m);
-    if (a.search_dir && r->ok) {
-      char why[512];
-      int got = eval_search_load(a.search_dir, e->file, &r->search, why, sizeof why);
-      if (got < 0)
-        fprintf(stderr, "mqss: eval: %s\n", why);
-      if (got > 0) {
-        r->has_search = true;
-        r->search_fraction = r->vs_reference / r->search.speedup;
-        r->policy_time_ms = r->decision_ms + r->compile_ms_policy;
-        r->time_fraction = r->search.wall_ms > 0 ? r->policy_time_ms / r->search.wall_ms : 0;
-      }
+    r->has_search = r->has_search && r->ok; // search figures of ok rows only
+    if (r->has_search) {
+      r->policy_time_ms = r->decision_ms + r->compile_ms_policy;
+      r->time_fraction = r->search.wall_ms > 0 ? r->policy_time_ms / r->search.wall_ms : 0;
     }
     if (!a.quiet) {
       // The same "n/a" as the report's table for what was not measured.

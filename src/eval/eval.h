@@ -115,15 +115,20 @@ typedef struct {
   // random search (when --search-json has this module)
   bool has_search;
   eval_search_info search;
-  double search_fraction; // vs_reference / search.speedup
+  double search_fraction; // t_best / t_policy, paired with the search's best
+                          // pipeline; vs_reference / search.speedup (cross-run)
+                          // when that pipeline no longer runs (!search_paired)
+  bool search_paired;
   double policy_time_ms;  // decision_ms + compile_ms_policy
   double time_fraction;   // policy_time_ms / search.wall_ms
   eval_interval ci_baseline, ci_reference, ci_fixed; // of vs_baseline, ...
+  eval_interval ci_search; // of search_fraction when paired
 } eval_row;
 
 // Selects with `policy` on `m`, then compares the selection with
-// `baseline_pipeline` (NULL: family unknown), the reference ("") and `fixed`
-// (NULL: none) in interleaved A/B pairs. Fills `row` (row->in must be set).
+// `baseline_pipeline` (NULL: family unknown), the reference (""), `fixed`
+// (NULL: none) and, when row->has_search, random search's best pipeline in
+// interleaved A/B pairs. Fills `row` (row->in and the search must be set).
 // Returns MQSS_OK whenever the row holds an outcome; an error only when the
 // harness failed (the session message says why).
 mqss_status eval_module(const mqss_policy *policy, mqss_module *m,

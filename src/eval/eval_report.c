@@ -113,6 +113,8 @@ static cJSON *row_json(const eval_row *r) {
     cJSON_AddStringToObject(s, "best_pipeline",
                             r->search.best_pipeline ? r->search.best_pipeline : "");
     add_opt(s, "fraction_of_best", r->search_fraction);
+    cJSON_AddBoolToObject(s, "paired", r->search_paired);
+    add_interval(s, "fraction", r->search_fraction, &r->ci_search);
     add_opt(s, "policy_time_ms", r->policy_time_ms);
     add_opt(s, "time_fraction", r->time_fraction);
   } else {

@@ -263,6 +263,24 @@ mqss_status eval_module(const mqss_policy *policy, mqss_module *m,
       note(row, "fixed pipeline failed (%s): its reference fallback used",
            mqss_measure_status_name(c.b.status));
   }
+
+  // Against random search's best: the policy's share of it, in pairs (the
+  // search's own figure is from other runs). A best that no longer runs
+  // here (a schedule file it names is gone) leaves the cross-run ratio.
+  if (row->has_search) {
+    st = speedup_vs(m, s, row, row->search.best_pipeline, &ref,
+                    &row->search_fraction, &row->ci_search, &c, &measured,
+                    &fallback);
+    if (st != MQSS_OK || !row->ok)
+      return st;
+    row->search_paired = !fallback;
+    if (fallback) {
+      row->search_fraction = row->vs_reference / row->search.speedup;
+      row->ci_search = (eval_interval){0};
+      note(row, "search's best failed here (%s): its share is cross-run",
+           mqss_measure_status_name(c.b.status));
+    }
+  }
   return MQSS_OK;
 }
 
