@@ -29,6 +29,7 @@ static bool parse_args(int argc, char **argv, eval_args *a) {
   a->set.measure.warmup = 2;
   a->set.measure.repeat = 10;
   a->set.rounds = 1;
+  a->set.compile_samples = 3;
   mqss_select_options_init(&a->set.select);
   a->set.select.isolate = 1; // as `mqss select`: a crashing pass cannot kill eval
   a->set.min_gain = MQSS_MIN_GAIN_DEFAULT;
@@ -72,6 +73,7 @@ static bool parse_args(int argc, char **argv, eval_args *a) {
     INT("--pairs", 1, 100000, set.measure.repeat)
     INT("--warmup", 0, 100000, set.measure.warmup)
     INT("--repeat", 1, 64, set.rounds)
+    INT("--compile-samples", 1, 16, set.compile_samples)
     INT("--timeout", 1, 86400000, set.measure.timeout_ms)
     INT("--pin", 0, 4095, set.measure.cpu)
     INT("--fixed-sample", 1, 100000, fixed_sample)

@@ -70,6 +70,7 @@ int eval_search_load(const char *dir, const char *file, eval_search_info *out,
 typedef struct {
   mqss_measure_options measure; // warmup = warm-up pairs, repeat = timed pairs
   int rounds;                   // mqss_measure_vs calls per comparison (>= 1)
+  int compile_samples;          // compile-only measurements per side (>= 1)
   mqss_select_options select;
   double min_gain;              // a speedup counts when its interval clears 1 + this
 } eval_settings;
@@ -108,7 +109,8 @@ typedef struct {
                          // over the interleaved pairs (median over rounds)
   double vs_reference;   // t_reference / t_policy
   double vs_fixed;       // t_fixed / t_policy
-  double compile_ms_policy, compile_ms_base, compile_ratio;
+  double compile_ms_policy, compile_ms_base; // medians of compile-only samples
+  double compile_ratio;                       // compile_ms_policy / compile_ms_base
   int64_t text_policy, text_base;
   double size_ratio;     // text_policy / text_base
   double run_ms_policy;  // median run time of the policy side (vs reference)

@@ -167,6 +167,7 @@ char *eval_json(const eval_row *rows, int n, const eval_agg *agg,
   cJSON_AddNumberToObject(set, "pairs", meta->settings->measure.repeat);
   cJSON_AddNumberToObject(set, "warmup", meta->settings->measure.warmup);
   cJSON_AddNumberToObject(set, "repeat", meta->settings->rounds);
+  cJSON_AddNumberToObject(set, "compile_samples", meta->settings->compile_samples);
   cJSON_AddNumberToObject(set, "seed", (double)meta->settings->measure.seed);
   cJSON_AddNumberToObject(set, "min_gain", meta->settings->min_gain);
   cJSON *fx = cJSON_AddObjectToObject(root, "fixed");
@@ -461,13 +462,14 @@ static mqss_status write_md(mqss_session *s, const char *path, const eval_row *r
   kv t[24];
   int k = summary(a, t);
   fprintf(f, "# MQSS-Selector evaluation\n\npolicy: `%s`; %d interleaved pairs "
-             "(%d warm-up) x %d round(s) per comparison; see docs/EVAL.md. "
+             "(%d warm-up) x %d round(s) per comparison, compile time the "
+             "median of %d compile-only samples per side; see docs/EVAL.md. "
              "Speedups are Hodges-Lehmann estimates with their 95%% interval; "
              "\"(noise)\": the interval does not clear a %g%% gain either "
              "way.\n\n",
           m->policy_path ? m->policy_path : "(default)", m->settings->measure.repeat,
           m->settings->measure.warmup, m->settings->rounds,
-          100 * m->settings->min_gain);
+          m->settings->compile_samples, 100 * m->settings->min_gain);
   if (m->fixed_pipeline)
     fprintf(f, "best fixed pipeline (%s): `%s`\n\n", m->fixed_source,
             *m->fixed_pipeline ? m->fixed_pipeline : "(reference)");

@@ -41,14 +41,13 @@ typedef struct {
   double ratio;             // median over rounds of the Hodges-Lehmann t_B / t_A;
                             // 0 if a side failed
   double lo, hi;            // [min, max] over rounds of its interval bounds
-  double compile_a, compile_b; // medians over rounds
 } cmp_out;
 
 // Compares A against B (mqss_measure_vs) s->rounds times.
 static mqss_status compare(mqss_module *m, const eval_settings *s,
                            const char *a, const char *b, cmp_out *o) {
   enum { MAX_ROUNDS = 64 };
-  double ratio[MAX_ROUNDS], ca[MAX_ROUNDS], cb[MAX_ROUNDS];
+  double ratio[MAX_ROUNDS];
   int rounds = s->rounds < 1 ? 1 : s->rounds > MAX_ROUNDS ? MAX_ROUNDS : s->rounds;
   memset(o, 0, sizeof *o);
   mqss_measure_options opts = s->measure;
@@ -63,40 +62,11 @@ static mqss_status compare(mqss_module *m, const eval_settings *s,
     if (r.a.status != MQSS_MEASURE_OK || r.b.status != MQSS_MEASURE_OK)
       return MQSS_OK; // o->ratio stays 0
     ratio[k] = r.ratio_hl;
-    ca[k] = r.a.compile_ms;
-    cb[k] = r.b.compile_ms;
     o->lo = k == 0 || r.ratio_lo < o->lo ? r.ratio_lo : o->lo;
     o->hi = k == 0 || r.ratio_hi > o->hi ? r.ratio_hi : o->hi;
   }
   o->ratio = median_of(ratio, rounds);
-  o->compile_a = median_of(ca, rounds);
-  o->compile_b = median_of(cb, rounds);
   return MQSS_OK;
-}
-
-// Sets the compile-time ratio of `row` from a comparison whose B side is the
-// row's base.
-static void set_base(eval_row *row, const cmp_out *c) {
-  row->compile_ms_policy = c->compile_a;
-  row->compile_ms_base = c->compile_b;
-  row->compile_ratio = c->compile_b > 0 ? c->compile_a / c->compile_b : 0;
-}
-
-// .text bytes of `pipeline` on `m` (a compile-only measurement: the paired
-// runs do not compute code size); -1 when unknown.
-static mqss_status text_size(mqss_module *m, const eval_settings *s,
-                             const char *pipeline, int64_t *out) {
-  mqss_measure_options o = s->measure;
-  o.pipeline = eval_pipeline_empty(pipeline) ? "" : pipeline;
-  o.compile_only = 1;
-  o.check_reference = 0;
-  o.code_size = 1;
-  o.warmup = 0;
-  o.repeat = 1;
-  mqss_measure_result r;
-  mqss_status st = mqss_measure(m, &o, &r);
-  *out = st == MQSS_OK && r.status == MQSS_MEASURE_OK ? r.text_bytes : -1;
-  return st;
 }
 
 static void note(eval_row *row, const char *fmt, const char *arg) {
@@ -106,6 +76,66 @@ static void note(eval_row *row, const char *fmt, const char *arg) {
   if (len)
     len += (size_t)snprintf(row->message + len, sizeof row->message - len, "; ");
   snprintf(row->message + len, sizeof row->message - len, fmt, arg);
+}
+
+// Compile time and code size of the policy's pipeline and of its base
+// (`base`), from s->compile_samples compile-only measurements of each, taken
+// in the order A B B A A B ... so that neither side is always first. A paired
+// comparison compiles each side to machine code once, and that one LLVM
+// sample moved a row's ratio from +12% to +74% between identical runs. The
+// same pipeline on both sides is measured once (ratio exactly 1).
+// A side whose compile fails leaves its figures unknown (0, size -1).
+static mqss_status compile_cost(mqss_module *m, const eval_settings *s,
+                                eval_row *row, const char *base) {
+  enum { MAX_SAMPLES = 16 };
+  int k = s->compile_samples < 1 ? 1
+          : s->compile_samples > MAX_SAMPLES ? MAX_SAMPLES : s->compile_samples;
+  bool same = same_pipeline(row->policy_pipeline, base);
+  const char *pipe[2] = {row->policy_pipeline, base};
+  double ms[2][MAX_SAMPLES];
+  int n[2] = {0, 0};
+  int64_t text[2] = {-1, -1};
+  bool failed[2] = {false, false};
+  mqss_measure_options o = s->measure;
+  o.compile_only = 1;
+  o.check_reference = 0;
+  o.code_size = 1;
+  o.warmup = 0;
+  o.repeat = 1;
+  for (int i = 0; i < 2 * k; i++) {
+    int side = (i + 1) / 2 % 2; // 0 1 1 0 0 1 1 0 ...
+    if ((same && side == 1) || failed[side])
+      continue;
+    o.pipeline = eval_pipeline_empty(pipe[side]) ? "" : pipe[side];
+    mqss_measure_result r;
+    mqss_status st = mqss_measure(m, &o, &r);
+    if (st != MQSS_OK)
+      return st;
+    if (r.status != MQSS_MEASURE_OK) {
+      failed[side] = true;
+      note(row, "compile-only measurement failed (%s): compile time and size "
+           "unknown", mqss_measure_status_name(r.status));
+      continue;
+    }
+    ms[side][n[side]++] = r.compile_ms;
+    text[side] = r.text_bytes;
+  }
+  if (same) {
+    failed[1] = failed[0];
+    text[1] = text[0];
+    n[1] = n[0];
+    memcpy(ms[1], ms[0], sizeof ms[0]);
+  }
+  row->compile_ms_policy = failed[0] ? 0 : median_of(ms[0], n[0]);
+  row->compile_ms_base = failed[1] ? 0 : median_of(ms[1], n[1]);
+  row->compile_ratio = row->compile_ms_policy > 0 && row->compile_ms_base > 0
+                           ? row->compile_ms_policy / row->compile_ms_base
+                           : 0;
+  row->text_policy = text[0];
+  row->text_base = text[1];
+  row->size_ratio = text[0] > 0 && text[1] > 0 ? (double)text[0] / (double)text[1]
+                                               : 0;
+  return MQSS_OK;
 }
 
 // Sets a speedup and its interval from a comparison (policy = A).
@@ -217,7 +247,6 @@ mqss_status eval_module(const mqss_policy *policy, mqss_module *m,
   bool measured, fallback;
   if (!baseline) {
     row->base = EVAL_BASE_REFERENCE;
-    set_base(row, &ref);
     note(row, "%s", "family unknown: compared with the reference only");
   } else {
     row->base = EVAL_BASE_FAMILY;
@@ -225,33 +254,19 @@ mqss_status eval_module(const mqss_policy *policy, mqss_module *m,
                     &row->ci_baseline, &c, &measured, &fallback);
     if (st != MQSS_OK || !row->ok)
       return st;
-    if (measured) {
-      set_base(row, &c);
-    } else if (same_pipeline(row->policy_pipeline, baseline)) {
-      set_base(row, &(cmp_out){.a = ref.a, .b = ref.a, .compile_a = ref.compile_a,
-                               .compile_b = ref.compile_a});
+    if (!measured && same_pipeline(row->policy_pipeline, baseline))
       note(row, "%s", "policy chose the family baseline itself");
-    } else {
-      set_base(row, &ref); // baseline is the reference, or failed
-      if (fallback) {
-        row->base = EVAL_BASE_FALLBACK;
-        note(row, "family baseline failed (%s): its reference fallback used",
-             mqss_measure_status_name(c.b.status));
-      }
+    if (fallback) { // compile and size then against the reference
+      row->base = EVAL_BASE_FALLBACK;
+      note(row, "family baseline failed (%s): its reference fallback used",
+           mqss_measure_status_name(c.b.status));
     }
   }
 
-  // Code size of the policy and its base.
+  // Compile time and code size of the policy and its base.
   const char *base_pipe = row->base == EVAL_BASE_FAMILY ? baseline : "";
-  if ((st = text_size(m, s, row->policy_pipeline, &row->text_policy)) != MQSS_OK)
+  if ((st = compile_cost(m, s, row, base_pipe)) != MQSS_OK)
     return st;
-  if (same_pipeline(row->policy_pipeline, base_pipe))
-    row->text_base = row->text_policy;
-  else if ((st = text_size(m, s, base_pipe, &row->text_base)) != MQSS_OK)
-    return st;
-  row->size_ratio = row->text_policy > 0 && row->text_base > 0
-                        ? (double)row->text_policy / (double)row->text_base
-                        : 0;
 
   // Against the fixed pipeline.
   if (fixed) {
