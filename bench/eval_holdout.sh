@@ -31,7 +31,11 @@ export OPENBLAS_NUM_THREADS=1
 mkdir -p "$out/search"
 echo "machine: $(uname -n), $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'), $(nproc) cores; commit $COMMIT; $(date -u '+%Y-%m-%d %H:%M UTC')"
 
-# 1. random search, 200 evaluations, on the first module of each family
+# 1. random search, 200 evaluations, on the first module of each family;
+# the schedule scripts its pipelines name go next to the results, so that a
+# later `mqss eval --search-json` can still run the best one (in /tmp they
+# were gone on the next machine, and the share fell back to cross-run)
+export MQSS_SCHEDULE_DIR="$out/search/schedules"
 n=0
 for f in $(awk -F'\t' '!/^#/ && !seen[$2]++ {print $1}' "$corpus/holdout.tsv"); do
   [ "$n" -lt "${SEARCH_MODULES:-10}" ] || break

@@ -281,6 +281,15 @@ bool compile_variant(mqss_module *m, const char *pipeline,
          jit_variant(o, e, stage_base, c, r);
 }
 
+void warm_jit(mqss_module *m, const mqss_measure_options *o,
+              const entry_spec *e) {
+  compiled c = {0};
+  mqss_measure_result r;
+  measure_result_init(&r, e->name);
+  (void)compile_variant(m, NULL, o, e, STAGE_REF_OFFSET, &c, &r);
+  compiled_free(&c);
+}
+
 void compiled_free(compiled *c) {
   if (!mlirExecutionEngineIsNull(c->ee))
     mlirExecutionEngineDestroy(c->ee);

@@ -353,6 +353,8 @@ static void measure_child(void *user, void *reply, size_t size) {
   if (fresh_ref && !reference_compile(j, &rc, r))
     goto done;
   const reference *want = !checked ? NULL : j->ref ? j->ref : &ref;
+  if (j->o->compile_only) // a compile-time sample: the JIT warm, as in a pair
+    warm_jit(j->m, j->o, j->e);
   if (!lower_variant(j->m, j->o->pipeline, j->e, 0, &c, r) ||
       lowered_lookup(j, &c, r) || !jit_variant(j->o, j->e, 0, &c, r))
     goto done;

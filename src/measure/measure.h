@@ -263,6 +263,12 @@ bool lower_variant(mqss_module *m, const char *pipeline, const entry_spec *e,
 bool jit_variant(const mqss_measure_options *o, const entry_spec *e,
                  int stage_base, compiled *c, mqss_measure_result *r);
 void compiled_free(compiled *c);
+// JIT-compiles the plain reference of `m` untimed and drops it: the first
+// JIT in a child costs about 40 ms more than later ones (docs/MEASURE.md), so
+// a child that times a side's compile without compiling the reference first
+// calls this before it.
+void warm_jit(mqss_module *m, const mqss_measure_options *o,
+              const entry_spec *e);
 // ExecutionEngines created by this process so far (an object-cache hit
 // creates none).
 int jit_engines_created(void);

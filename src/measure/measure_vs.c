@@ -141,14 +141,8 @@ static void vs_child(void *user, void *reply, size_t size) {
       }
       goto done;
     }
-  } else if (j->ref) { // known reference: JIT it anyway, untimed
-    // The first JIT in a child costs about 40 ms more than later ones; a
-    // fresh reference takes it, and without one side A would (docs/MEASURE.md).
-    compiled wc = {0};
-    mqss_measure_result wr;
-    measure_result_init(&wr, j->e->name);
-    (void)compile_variant(j->m, NULL, j->o, j->e, STAGE_REF_OFFSET, &wc, &wr);
-    compiled_free(&wc);
+  } else if (j->ref) { // known reference: JIT it anyway, untimed, so that
+    warm_jit(j->m, j->o, j->e); // side A does not pay the child's first JIT
   }
   const reference *want = !j->o->check_reference ? NULL : j->ref ? j->ref : &ref;
   bool ok[2] = {false, false}, identical = false;
