@@ -43,18 +43,16 @@ static char *decide(const mqss_policy *p, const mqss_module *m,
                     mqss_decision *d) {
   if (policy_forward(p, m, hist, n, NULL, false, sc) != MQSS_OK)
     return NULL;
-  float u[NN_MAX_ACTIONS * 4 + 64];
-  if (p->model->P > (int)(sizeof u / sizeof u[0]))
-    return NULL;
-  int a = nn_act(p->model, &sc->acts, 0, NULL, u);
+  float u[POLICY_MAX_SLOTS];
+  const nn_model *nm = p->nets[0];
+  int a = nn_act_from(nm, sc->logp, sc->mu, NULL, u);
   *d = (mqss_decision){.action = -1};
-  if (a < 0 || a == p->model->cfg.n_actions)
+  if (a < 0 || a == nm->cfg.n_actions)
     return strdup("stop");
   d->action = p->cat_of[a];
-  for (int k = p->model->param_off[a];
-       k < p->model->param_off[a + 1] && k - p->model->param_off[a] < MQSS_MAX_PARAMS;
-       k++)
-    d->u[k - p->model->param_off[a]] = u[k];
+  for (int k = nm->param_off[a];
+       k < nm->param_off[a + 1] && k - nm->param_off[a] < MQSS_MAX_PARAMS; k++)
+    d->u[k - nm->param_off[a]] = u[k];
   return mqss_decision_pipeline(p->catalog, d);
 }
 

@@ -155,10 +155,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "no corpus module with %d ops\n", want_ops);
     return 1;
   }
-  const nn_config *cfg = &p->model->cfg;
+  const nn_config *cfg = &p->nets[0]->cfg;
   printf("policy: gnn S=%d F=%d G=%d H=%d A=%d P=%d (untrained), load %.2f ms\n",
          cfg->state_dim, cfg->node_dim, cfg->gnn_dim, cfg->hidden_dim,
-         cfg->n_actions, p->model->P, t_load);
+         cfg->n_actions, p->nets[0]->P, t_load);
   printf("module: %s, %d ops\n", what, n_ops);
 
   // cold: the first decision and the first select in this process
@@ -178,7 +178,7 @@ int main(int argc, char **argv) {
   for (int r = 0; r < R; r++) {
     t0 = now_ms();
     policy_forward(p, m, NULL, 0, NULL, false, &sc);
-    nn_act(p->model, &sc.acts, 0, NULL, u);
+    nn_act_from(p->nets[0], sc.logp, sc.mu, NULL, u);
     t[r] = now_ms() - t0;
   }
   double dec = median_of(t, R);
@@ -189,7 +189,7 @@ int main(int argc, char **argv) {
                            sc.graph->row_ptr, sc.graph->col}};
   for (int r = 0; r < R; r++) {
     t0 = now_ms();
-    nn_forward(p->model, &sc.acts, &in);
+    nn_forward(p->nets[0], &sc.acts[0], &in);
     t[r] = now_ms() - t0;
   }
   double fwd = median_of(t, R);

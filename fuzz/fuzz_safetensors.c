@@ -1,10 +1,11 @@
 // libFuzzer harness: policy files (src/nn/safetensors.c, quant.c). Each
-// input is a whole file given to nn_policy_parse, once checking the format
-// only and once against fixed hashes and an MLIR version (the compatibility
-// checks run last, on files that are otherwise intact). A file that loads,
-// f32 or int8, is written back twice: as f32 it must load again with the
-// same weights, and as int8 it must load again with every weight within
-// half a quantisation step (its row's max |w| / 127 / 2) of the original.
+// input is a whole file given to nn_policy_parse_members (one network or an
+// ensemble), once checking the format only and once against fixed hashes
+// and an MLIR version (the compatibility checks run last, on files that are
+// otherwise intact). A file that loads, f32 or int8, is written back twice:
+// as f32 it must load again with the same weights in every network, and as
+// int8 with every weight within half a quantisation step (its row's max
+// |w| / 127 / 2) of the original.
 #include "nn/nn.h"
 
 #include <float.h>
@@ -12,19 +13,25 @@
 #include <stdlib.h>
 #include <string.h>
 
-static nn_model *rewrite(const nn_model *m, nn_file_meta meta, nn_dtype dt) {
+// Writes the k networks ms in dtype dt and reads them back (into again).
+static void rewrite(nn_model *const *ms, int k, nn_file_meta meta,
+                    nn_dtype dt, nn_model **again) {
   uint8_t *buf = NULL;
   size_t len = 0;
-  nn_model *again = NULL;
+  int n = 0;
   char err[512];
   meta.weight_dtype = dt;
-  if (nn_policy_serialize(m, &meta, &buf, &len) != NN_OK ||
-      nn_policy_parse(buf, len, "<again>", NULL, &again, NULL, err,
-                      sizeof err) != NN_OK ||
-      again->n_params != m->n_params)
+  if (nn_policy_serialize_members((const nn_model *const *)ms, k, &meta, &buf,
+                                  &len) != NN_OK ||
+      nn_policy_parse_members(buf, len, "<again>", NULL, again,
+                              NN_MAX_MEMBERS, &n, NULL, err,
+                              sizeof err) != NN_OK ||
+      n != k)
     abort(); // what loads must write and load again
+  for (int j = 0; j < k; j++)
+    if (again[j]->n_params != ms[j]->n_params)
+      abort();
   free(buf);
-  return again;
 }
 
 static void check_int8(const nn_model *m, const nn_model *q) {
@@ -50,27 +57,32 @@ static void check_int8(const nn_model *m, const nn_model *q) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char err[512];
-  nn_model *m = NULL;
+  nn_model *m[NN_MAX_MEMBERS], *back[NN_MAX_MEMBERS];
+  int k = 0;
   nn_file_meta meta;
   uint64_t prefix[2] = {1, 2};
   nn_load_check check = {.feature_hash = 3, .catalog_hash = 4,
                          .prefix_hashes = prefix, .n_prefix_hashes = 2,
                          .mlir_version = "19.1.7"};
-  if (nn_policy_parse(data, size, "<fuzz>", &check, &m, &meta, err,
-                      sizeof err) == NN_OK)
-    nn_model_destroy(m);
-  m = NULL;
-  if (nn_policy_parse(data, size, "<fuzz>", NULL, &m, &meta, err,
-                      sizeof err) != NN_OK)
+  if (nn_policy_parse_members(data, size, "<fuzz>", &check, m, NN_MAX_MEMBERS,
+                              &k, &meta, err, sizeof err) == NN_OK)
+    for (int j = 0; j < k; j++)
+      nn_model_destroy(m[j]);
+  if (nn_policy_parse_members(data, size, "<fuzz>", NULL, m, NN_MAX_MEMBERS,
+                              &k, &meta, err, sizeof err) != NN_OK)
     return 0;
-  nn_model *f = rewrite(m, meta, NN_DTYPE_F32);
-  if (memcmp(f->params_memory, m->params_memory,
-             sizeof(float) * m->n_params) != 0)
-    abort(); // f32 is exact
-  nn_model_destroy(f);
-  nn_model *q = rewrite(m, meta, NN_DTYPE_INT8);
-  check_int8(m, q);
-  nn_model_destroy(q);
-  nn_model_destroy(m);
+  rewrite(m, k, meta, NN_DTYPE_F32, back);
+  for (int j = 0; j < k; j++) {
+    if (memcmp(back[j]->params_memory, m[j]->params_memory,
+               sizeof(float) * m[j]->n_params) != 0)
+      abort(); // f32 is exact
+    nn_model_destroy(back[j]);
+  }
+  rewrite(m, k, meta, NN_DTYPE_INT8, back);
+  for (int j = 0; j < k; j++) {
+    check_int8(m[j], back[j]);
+    nn_model_destroy(back[j]);
+    nn_model_destroy(m[j]);
+  }
   return 0;
 }

@@ -83,6 +83,7 @@ int cmd_compile(int argc, char **argv);
 int cmd_explain(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
 int cmd_quantize(int argc, char **argv);
+int cmd_ensemble(int argc, char **argv);
 int cmd_dashboard(int argc, char **argv);
 
 // Options shared by select, compile and explain (tools/cmd_select.c).

@@ -404,6 +404,22 @@ static const cli_command commands[] = {
      "change of a weight. See docs/POLICY_FORMAT.md; bench/int8.sh compares\n"
      "the decisions with the f32 policy's.\n",
      cmd_quantize},
+    {"ensemble", "join 2 to 8 policies into one that averages their choices",
+     "usage: mqss ensemble OUT.safetensors IN1.safetensors IN2.safetensors "
+     "[IN3...]\n"
+     "\n"
+     "Writes OUT holding the networks of IN1, IN2, ... (at most 8). A policy\n"
+     "loaded from OUT decides from the mean of its members' action\n"
+     "log-probabilities, normalised again, and the mean of their parameter\n"
+     "means; explain attributes that combined log-probability. The members\n"
+     "must be f32 policies of one feature layout, catalog, MLIR version,\n"
+     "network shape, rl.max_steps and expit.adapt_sizes: typically clones of\n"
+     "the same demonstrations with different training seeds. OUT's metadata\n"
+     "is IN1's, with train_config listing the members, train_steps their sum\n"
+     "and train_date the latest. Reads OUT back before reporting success. An\n"
+     "ensemble cannot be a training start (--init-from) or quantized; use a\n"
+     "member's file. See docs/POLICY_FORMAT.md, \"Ensembles\".\n",
+     cmd_ensemble},
     {"dashboard", "write a self-contained HTML page from metrics JSONL",
      "usage: mqss dashboard FILE.jsonl... -o OUT.html\n"
      "\n"

@@ -301,6 +301,10 @@ void nn_graph_batch_free(nn_graph_batch *gb);
 // sampled. Writes the chosen action's parameters to u[param_off[a]..] of a
 // (P) array and returns the action (A = STOP), or -1 if nothing is allowed.
 int nn_act(const nn_model *m, const nn_acts *a, int b, nn_rng *rng, float *u);
+// The same from one sample's log-probabilities l (A+1) and means mu (P),
+// with m's parameter layout and log-stds (an ensemble's combined ones).
+int nn_act_from(const nn_model *m, const float *l, const float *mu,
+                nn_rng *rng, float *u);
 
 typedef struct {
   float clip_eps;  // PPO ratio clip, e.g. 0.2
@@ -472,6 +476,26 @@ nn_status nn_policy_read(const char *path, const nn_load_check *check,
                          nn_model **out, nn_file_meta *meta, char *err,
                          size_t errlen);
 
+// An ensemble: 2..NN_MAX_MEMBERS networks of one configuration in one file
+// (metadata "members"), whose action log-probabilities a policy averages
+// (src/policy/step.c). The functions above handle one network and refuse
+// an ensemble file with a message that says so; these handle both.
+nn_status nn_policy_serialize_members(const nn_model *const *ms, int members,
+                                      const nn_file_meta *meta, uint8_t **out,
+                                      size_t *out_len);
+nn_status nn_policy_write_members(const char *path, const nn_model *const *ms,
+                                  int members, const nn_file_meta *meta,
+                                  char *err, size_t errlen);
+// Fills out[0 .. *members-1] (max slots); a file of more than max networks
+// is an error.
+nn_status nn_policy_parse_members(const uint8_t *buf, size_t len,
+                                  const char *name, const nn_load_check *check,
+                                  nn_model **out, int max, int *members,
+                                  nn_file_meta *meta, char *err, size_t errlen);
+nn_status nn_policy_read_members(const char *path, const nn_load_check *check,
+                                 nn_model **out, int max, int *members,
+                                 nn_file_meta *meta, char *err, size_t errlen);
+
 // ----------------------------------------------------------------------------
 // int8 weights (src/nn/quant.c)
 
@@ -494,20 +518,26 @@ void dequantize_blocks(float *w, const int8_t *q, const float *scale, int R,
 // One tensor of a policy file: a model tensor whole (F32), or, in an int8
 // file, a 2-D weight's int8 values (I8) or its block scales (SCALE).
 typedef enum { NN_ENTRY_F32, NN_ENTRY_I8, NN_ENTRY_SCALE } nn_entry_kind;
-#define NN_MAX_ENTRIES (2 * NN_MAX_TENSORS)
+#define NN_MAX_ENTRIES (2 * NN_MAX_TENSORS) // of one network
+#define NN_MAX_MEMBERS 8                    // networks of an ensemble file
+#define NN_FILE_MAX_ENTRIES (NN_MAX_MEMBERS * NN_MAX_ENTRIES)
 typedef struct {
-  char name[NN_NAME_MAX + 8]; // "fc1.weight", "fc1.weight.scale"
+  char name[NN_NAME_MAX + 32]; // "fc1.weight", "member1.fc1.weight.scale"
   nn_entry_kind kind;
+  int member;                 // which network of an ensemble
   int tensor;                 // index into m->tensors
   int ndim;
   int shape[2];
   size_t bytes;               // of data in the file
 } nn_file_entry;
 
-// The tensors a file of m stores in `dt`, in the writer's order (F32 and
-// SCALE entries in table order, then the I8 ones, so every F32 tensor
-// starts 4-byte aligned). Fills out (NN_MAX_ENTRIES) and returns the count.
-int nn_file_layout(const nn_model *m, nn_dtype dt, nn_file_entry *out);
+// The tensors a file of `members` networks shaped as m stores in `dt`, in
+// the writer's order: each member's F32 and SCALE entries in table order,
+// then each member's I8 ones, so every F32 tensor starts 4-byte aligned.
+// Member 0's tensors keep their names, member j's are "memberJ.NAME".
+// Fills out (NN_FILE_MAX_ENTRIES) and returns the count.
+int nn_file_layout(const nn_model *m, nn_dtype dt, int members,
+                   nn_file_entry *out);
 // migration onto a grown layout or catalog (src/nn/migrate.c)
 
 // How the weights of an older model map onto a newer configuration. The

@@ -13,8 +13,13 @@
 // acting
 
 int nn_act(const nn_model *m, const nn_acts *a, int b, nn_rng *rng, float *u) {
+  return nn_act_from(m, a->logp + (size_t)b * (m->cfg.n_actions + 1),
+                     a->mu + (size_t)b * m->P, rng, u);
+}
+
+int nn_act_from(const nn_model *m, const float *l, const float *mu,
+                nn_rng *rng, float *u) {
   int A1 = m->cfg.n_actions + 1;
-  const float *l = a->logp + (size_t)b * A1;
   int choice = -1;
   if (!rng) {
     for (int j = 0; j < A1; j++)
@@ -33,7 +38,6 @@ int nn_act(const nn_model *m, const nn_acts *a, int b, nn_rng *rng, float *u) {
   }
   if (choice < 0)
     return -1;
-  const float *mu = a->mu + (size_t)b * m->P;
   for (int k = m->param_off[choice]; k < m->param_off[choice + 1]; k++) {
     u[k] = mu[k];
     if (rng)

@@ -80,15 +80,30 @@ static nn_file_entry entry(const nn_tensor *t, int index, nn_entry_kind kind) {
   return e;
 }
 
-int nn_file_layout(const nn_model *m, nn_dtype dt, nn_file_entry *out) {
-  int n = 0;
+int nn_file_layout(const nn_model *m, nn_dtype dt, int members,
+                   nn_file_entry *out) {
+  nn_file_entry one[NN_MAX_ENTRIES];
+  int n = 0, k = 0;
   for (int t = 0; t < m->n_tensors; t++) {
     const nn_tensor *ten = &m->tensors[t];
     bool quant = dt == NN_DTYPE_INT8 && ten->ndim == 2;
-    out[n++] = entry(ten, t, quant ? NN_ENTRY_SCALE : NN_ENTRY_F32);
+    one[n++] = entry(ten, t, quant ? NN_ENTRY_SCALE : NN_ENTRY_F32);
   }
   for (int t = 0; t < m->n_tensors && dt == NN_DTYPE_INT8; t++)
     if (m->tensors[t].ndim == 2)
-      out[n++] = entry(&m->tensors[t], t, NN_ENTRY_I8);
-  return n;
+      one[n++] = entry(&m->tensors[t], t, NN_ENTRY_I8);
+  // every member's F32 and SCALE entries, then every member's I8 ones
+  for (int pass = 0; pass < 2; pass++)
+    for (int j = 0; j < members; j++)
+      for (int i = 0; i < n; i++) {
+        if ((one[i].kind == NN_ENTRY_I8) != (pass == 1))
+          continue;
+        out[k] = one[i];
+        out[k].member = j;
+        if (j > 0)
+          snprintf(out[k].name, sizeof out[k].name, "member%d.%.40s", j,
+                   one[i].name);
+        k++;
+      }
+  return k;
 }

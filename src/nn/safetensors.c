@@ -186,10 +186,11 @@ static int span_cmp(const void *a, const void *b) {
 // tensors of the other weight dtype, whose presence means the metadata's
 // weight_dtype does not match the data.
 static nn_status unexpected(const char *tname, const nn_model *m, nn_dtype dt,
-                            const char *name, char *err, size_t errlen) {
-  nn_file_entry other[NN_MAX_ENTRIES];
+                            int members, const char *name, char *err,
+                            size_t errlen) {
+  nn_file_entry other[NN_FILE_MAX_ENTRIES];
   nn_dtype od = dt == NN_DTYPE_INT8 ? NN_DTYPE_F32 : NN_DTYPE_INT8;
-  int n = nn_file_layout(m, od, other);
+  int n = nn_file_layout(m, od, members, other);
   for (int i = 0; i < n; i++)
     if (strcmp(other[i].name, tname) == 0)
       return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
@@ -198,17 +199,19 @@ static nn_status unexpected(const char *tname, const nn_model *m, nn_dtype dt,
                     "data, write the file again (mqss quantize for int8)",
                     tname, nn_dtype_name(od), nn_dtype_name(dt));
   return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
-                "unexpected tensor '%s' for a %s network", tname,
-                nn_arch_name(m->cfg.arch));
+                "unexpected tensor '%s' for %d %s network%s", tname, members,
+                nn_arch_name(m->cfg.arch), members > 1 ? "s" : "");
 }
 
 // Checks every tensor entry of the header against the file layout `ents`
-// (n of them) of the model in weight dtype `dt`, and the data length.
+// (n of them) of `members` models shaped as m in weight dtype `dt`, and the
+// data length.
 static nn_status check_tensors(const cJSON *root, const nn_model *m,
-                               nn_dtype dt, const nn_file_entry *ents, int n,
-                               size_t dlen, span *spans, const char *name,
-                               char *err, size_t errlen) {
-  bool seen[NN_MAX_ENTRIES] = {0};
+                               int members, nn_dtype dt,
+                               const nn_file_entry *ents, int n, size_t dlen,
+                               span *spans, const char *name, char *err,
+                               size_t errlen) {
+  bool seen[NN_FILE_MAX_ENTRIES] = {0};
   for (const cJSON *it = root->child; it; it = it->next) {
     if (strcmp(it->string, "__metadata__") == 0)
       continue;
@@ -216,7 +219,7 @@ static nn_status check_tensors(const cJSON *root, const nn_model *m,
     while (t < n && strcmp(ents[t].name, it->string) != 0)
       t++;
     if (t == n)
-      return unexpected(it->string, m, dt, name, err, errlen);
+      return unexpected(it->string, m, dt, members, name, err, errlen);
     if (seen[t])
       return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
                     "tensor '%s' appears twice", it->string);
@@ -291,7 +294,7 @@ static nn_status check_tensors(const cJSON *root, const nn_model *m,
                         ? "; int8 weights need one f32 scale per block of a row"
                         : "");
   // the tensors must tile the data exactly: no overlaps, no holes
-  span sorted[NN_MAX_ENTRIES];
+  span sorted[NN_FILE_MAX_ENTRIES];
   memcpy(sorted, spans, sizeof(span) * n);
   qsort(sorted, n, sizeof(span), span_cmp);
   uint64_t at = 0;
@@ -308,17 +311,17 @@ static nn_status check_tensors(const cJSON *root, const nn_model *m,
   return NN_OK;
 }
 
-// Copies the checked data into m's parameters: F32 tensors as they are,
-// each I8 tensor times its block scales (fc1.weight.scale, ...). Refuses
-// non-finite values, negative scales and -128, which the symmetric
-// quantiser never writes.
-static nn_status fill_params(nn_model *m, const nn_file_entry *ents, int n,
+// Copies the checked data into the parameters of the models ms (entry e's
+// into ms[e->member]): F32 tensors as they are, each I8 tensor times its
+// block scales (fc1.weight.scale, ...). Refuses non-finite values, negative
+// scales and -128, which the symmetric quantiser never writes.
+static nn_status fill_params(nn_model **ms, const nn_file_entry *ents, int n,
                              const span *spans, const uint8_t *data,
                              const char *name, char *err, size_t errlen) {
   for (int i = 0; i < n; i++) {
     const nn_file_entry *e = &ents[i];
-    const nn_tensor *ten = &m->tensors[e->tensor];
-    float *w = m->params_memory + ten->offset;
+    const nn_tensor *ten = &ms[e->member]->tensors[e->tensor];
+    float *w = ms[e->member]->params_memory + ten->offset;
     const uint8_t *p = data + spans[i].begin;
     if (e->kind == NN_ENTRY_I8)
       continue; // with its scale, below
@@ -340,6 +343,7 @@ static nn_status fill_params(nn_model *m, const nn_file_entry *ents, int n,
     const nn_file_entry *e = &ents[i];
     if (e->kind != NN_ENTRY_I8)
       continue;
+    nn_model *m = ms[e->member];
     const nn_tensor *ten = &m->tensors[e->tensor];
     const int8_t *q = (const int8_t *)(data + spans[i].begin);
     for (size_t k = 0; k < ten->size; k++)
@@ -462,7 +466,33 @@ static nn_status parse_meta(const cJSON *md, nn_file_meta *fm,
 nn_status nn_policy_parse(const uint8_t *buf, size_t len, const char *name,
                           const nn_load_check *check, nn_model **out,
                           nn_file_meta *meta, char *err, size_t errlen) {
-  *out = NULL;
+  int members;
+  return nn_policy_parse_members(buf, len, name, check, out, 1, &members,
+                                 meta, err, errlen);
+}
+
+// The metadata's "members": 1 without it, else an integer in
+// [2, NN_MAX_MEMBERS] (a one-network file does not write the key).
+static nn_status parse_members(const cJSON *md, int *members, const char *name,
+                               char *err, size_t errlen) {
+  const char *v = md_get(md, "members");
+  long long k = 1;
+  if (v && !parse_int(v, 2, NN_MAX_MEMBERS, &k))
+    return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
+                     "metadata 'members' = '%s' is not an integer in [2, %d]",
+                     v, NN_MAX_MEMBERS);
+  *members = (int)k;
+  return NN_OK;
+}
+
+nn_status nn_policy_parse_members(const uint8_t *buf, size_t len,
+                                  const char *name, const nn_load_check *check,
+                                  nn_model **out, int max, int *members,
+                                  nn_file_meta *meta, char *err,
+                                  size_t errlen) {
+  for (int j = 0; j < max; j++)
+    out[j] = NULL;
+  *members = 0;
   if (err && errlen)
     err[0] = 0;
   if (!name)
@@ -506,7 +536,8 @@ nn_status nn_policy_parse(const uint8_t *buf, size_t len, const char *name,
                   "safetensors file");
   }
   nn_status st = NN_OK;
-  nn_model *m = NULL;
+  nn_model *ms[NN_MAX_MEMBERS] = {0};
+  int k = 0; // networks in the file
   nn_file_meta fm;
   uint64_t checksum = 0;
   const cJSON *md = cJSON_GetObjectItemCaseSensitive(root, "__metadata__");
@@ -537,14 +568,23 @@ nn_status nn_policy_parse(const uint8_t *buf, size_t len, const char *name,
   if ((st = parse_meta(md, &fm, &checksum, name, err, errlen)) != NN_OK)
     goto done;
   nn_config cfg;
-  if ((st = parse_config(md, &cfg, name, err, errlen)) != NN_OK)
+  if ((st = parse_config(md, &cfg, name, err, errlen)) != NN_OK ||
+      (st = parse_members(md, &k, name, err, errlen)) != NN_OK)
     goto done;
+  if (k > max) {
+    st = nn_seterr(err, errlen, NN_ERR_FORMAT, name,
+                   "an ensemble of %d networks where %s expected; use it as "
+                   "a policy (select, compile, eval), and one of its "
+                   "members' files to start training or quantize from", k,
+                   max == 1 ? "one network is" : "fewer are");
+    goto done;
+  }
   const uint8_t *data = buf + 8 + hlen;
   size_t dlen = len - 8 - (size_t)hlen;
   // Every parameter takes at least one byte of tensor data (int8): a
   // metadata that asks for more cannot be this file's, and must not make
   // us allocate it.
-  size_t need = nn_config_param_count(&cfg);
+  size_t need = nn_config_param_count(&cfg) * (size_t)k;
   if (need > dlen) {
     st = nn_seterr(err, errlen, NN_ERR_TRUNCATED, name,
                 "the architecture in the metadata has %zu parameters, but "
@@ -552,17 +592,17 @@ nn_status nn_policy_parse(const uint8_t *buf, size_t len, const char *name,
                 "truncated or corrupt, copy it again", need, dlen);
     goto done;
   }
-  m = nn_model_create(&cfg, 0);
-  if (!m) {
-    st = nn_seterr(err, errlen, NN_ERR_FORMAT, name,
-                "the architecture in the metadata is invalid");
-    goto done;
-  }
-  nn_file_entry ents[NN_MAX_ENTRIES];
-  int n_ents = nn_file_layout(m, fm.weight_dtype, ents);
-  span spans[NN_MAX_ENTRIES];
-  if ((st = check_tensors(root, m, fm.weight_dtype, ents, n_ents, dlen, spans,
-                          name, err, errlen)) != NN_OK)
+  for (int j = 0; j < k; j++)
+    if (!(ms[j] = nn_model_create(&cfg, 0))) {
+      st = nn_seterr(err, errlen, NN_ERR_FORMAT, name,
+                     "the architecture in the metadata is invalid");
+      goto done;
+    }
+  nn_file_entry ents[NN_FILE_MAX_ENTRIES];
+  int n_ents = nn_file_layout(ms[0], fm.weight_dtype, k, ents);
+  span spans[NN_FILE_MAX_ENTRIES];
+  if ((st = check_tensors(root, ms[0], k, fm.weight_dtype, ents, n_ents, dlen,
+                          spans, name, err, errlen)) != NN_OK)
     goto done;
   if (nn_fnv1a64(data, dlen) != checksum) {
     st = nn_seterr(err, errlen, NN_ERR_CORRUPT, name,
@@ -570,7 +610,7 @@ nn_status nn_policy_parse(const uint8_t *buf, size_t len, const char *name,
                 "corrupt, copy it again");
     goto done;
   }
-  if ((st = fill_params(m, ents, n_ents, spans, data, name, err, errlen)) !=
+  if ((st = fill_params(ms, ents, n_ents, spans, data, name, err, errlen)) !=
       NN_OK)
     goto done;
   if ((st = check_compat(&fm, check, name, err, errlen)) != NN_OK)
@@ -579,17 +619,32 @@ nn_status nn_policy_parse(const uint8_t *buf, size_t len, const char *name,
     *meta = fm;
 done:
   cJSON_Delete(root);
-  if (st != NN_OK)
-    nn_model_destroy(m);
-  else
-    *out = m;
+  for (int j = 0; j < k; j++) {
+    if (st != NN_OK)
+      nn_model_destroy(ms[j]);
+    else
+      out[j] = ms[j];
+  }
+  if (st == NN_OK)
+    *members = k;
   return st;
 }
 
 nn_status nn_policy_read(const char *path, const nn_load_check *check,
                          nn_model **out, nn_file_meta *meta, char *err,
                          size_t errlen) {
-  *out = NULL;
+  int members;
+  return nn_policy_read_members(path, check, out, 1, &members, meta, err,
+                                errlen);
+}
+
+nn_status nn_policy_read_members(const char *path, const nn_load_check *check,
+                                 nn_model **out, int max, int *members,
+                                 nn_file_meta *meta, char *err,
+                                 size_t errlen) {
+  for (int j = 0; j < max; j++)
+    out[j] = NULL;
+  *members = 0;
   FILE *f = fopen(path, "rb");
   if (!f)
     return nn_seterr(err, errlen, NN_ERR_IO, path, "cannot open: %s",
@@ -616,8 +671,9 @@ nn_status nn_policy_read(const char *path, const nn_load_check *check,
   bool bad = ferror(f);
   fclose(f);
   nn_status st = bad ? nn_seterr(err, errlen, NN_ERR_IO, path, "read error")
-                     : nn_policy_parse(buf, len, path, check, out, meta, err,
-                                       errlen);
+                     : nn_policy_parse_members(buf, len, path, check, out,
+                                               max, members, meta, err,
+                                               errlen);
   free(buf);
   return st;
 }

@@ -76,7 +76,8 @@ static bool add_int(cJSON *obj, const char *key, long long v) {
   return add_str(obj, key, buf);
 }
 
-static cJSON *build_header(const nn_model *m, const nn_file_meta *meta,
+static cJSON *build_header(const nn_model *m, int members,
+                           const nn_file_meta *meta,
                            const nn_file_entry *ents, int n_ents,
                            uint64_t checksum) {
   const nn_config *c = &m->cfg;
@@ -113,6 +114,8 @@ static cJSON *build_header(const nn_model *m, const nn_file_meta *meta,
        add_int(md, "train_steps", meta->train_steps) &&
        add_str(md, "train_date", meta->train_date) &&
        add_str(md, "weight_dtype", nn_dtype_name(meta->weight_dtype));
+  if (ok && members > 1)
+    ok = add_int(md, "members", members);
   if (ok && meta->parent_hash) { // lineage of a migrated policy
     hex64(h, meta->parent_hash);
     ok = add_str(md, "parent_hash", h);
@@ -148,12 +151,39 @@ fail:
 
 nn_status nn_policy_serialize(const nn_model *m, const nn_file_meta *meta,
                               uint8_t **out, size_t *out_len) {
+  return nn_policy_serialize_members(&m, 1, meta, out, out_len);
+}
+
+// Whether the members share m[0]'s configuration (one metadata describes
+// them all).
+static bool same_config(const nn_model *const *ms, int members) {
+  const nn_config *a = &ms[0]->cfg;
+  for (int j = 1; j < members; j++) {
+    const nn_config *b = &ms[j]->cfg;
+    if (a->arch != b->arch || a->state_dim != b->state_dim ||
+        a->node_dim != b->node_dim || a->gnn_dim != b->gnn_dim ||
+        a->hidden_dim != b->hidden_dim || a->n_actions != b->n_actions ||
+        a->embed_dim != b->embed_dim || a->embed_rows != b->embed_rows ||
+        memcmp(a->param_count, b->param_count,
+               sizeof(int) * (size_t)a->n_actions) != 0)
+      return false;
+  }
+  return true;
+}
+
+nn_status nn_policy_serialize_members(const nn_model *const *ms, int members,
+                                      const nn_file_meta *meta, uint8_t **out,
+                                      size_t *out_len) {
   *out = NULL;
   *out_len = 0;
-  if (!nn_dtype_name(meta->weight_dtype))
+  if (!nn_dtype_name(meta->weight_dtype) || members < 1 ||
+      members > NN_MAX_MEMBERS || !same_config(ms, members))
     return NN_ERR_FORMAT;
-  nn_file_entry ents[NN_MAX_ENTRIES];
-  int n_ents = nn_file_layout(m, meta->weight_dtype, ents);
+  const nn_model *m = ms[0];
+  nn_file_entry *ents = malloc(sizeof *ents * NN_MAX_ENTRIES * members);
+  if (!ents)
+    return NN_ERR_NOMEM;
+  int n_ents = nn_file_layout(m, meta->weight_dtype, members, ents);
   size_t dlen = 0, rows_max = 0;
   for (int i = 0; i < n_ents; i++) {
     dlen += ents[i].bytes;
@@ -168,13 +198,14 @@ nn_status nn_policy_serialize(const nn_model *m, const nn_file_meta *meta,
     free(data);
     free(q);
     free(scale);
+    free(ents);
     return NN_ERR_NOMEM;
   }
   size_t pos = 0;
   for (int i = 0; i < n_ents; i++) {
     const nn_file_entry *e = &ents[i];
     const nn_tensor *ten = &m->tensors[e->tensor];
-    const float *w = m->params_memory + ten->offset;
+    const float *w = ms[e->member]->params_memory + ten->offset;
     if (e->kind == NN_ENTRY_F32) {
       for (size_t k = 0; k < ten->size; k++, pos += 4)
         put_f32le(data + pos, w[k]);
@@ -190,7 +221,9 @@ nn_status nn_policy_serialize(const nn_model *m, const nn_file_meta *meta,
   }
   free(q);
   free(scale);
-  cJSON *root = build_header(m, meta, ents, n_ents, nn_fnv1a64(data, dlen));
+  cJSON *root = build_header(m, members, meta, ents, n_ents,
+                             nn_fnv1a64(data, dlen));
+  free(ents);
   char *json = root ? cJSON_PrintUnformatted(root) : NULL;
   cJSON_Delete(root);
   if (!json) {
@@ -221,9 +254,15 @@ nn_status nn_policy_serialize(const nn_model *m, const nn_file_meta *meta,
 
 nn_status nn_policy_write(const char *path, const nn_model *m,
                           const nn_file_meta *meta, char *err, size_t errlen) {
+  return nn_policy_write_members(path, &m, 1, meta, err, errlen);
+}
+
+nn_status nn_policy_write_members(const char *path, const nn_model *const *ms,
+                                  int members, const nn_file_meta *meta,
+                                  char *err, size_t errlen) {
   uint8_t *buf;
   size_t len;
-  nn_status st = nn_policy_serialize(m, meta, &buf, &len);
+  nn_status st = nn_policy_serialize_members(ms, members, meta, &buf, &len);
   if (st != NN_OK)
     return nn_seterr(err, errlen, st, path, "%s", nn_strerror(st));
   // write a temporary file and rename it, so readers never see half a file

@@ -1,6 +1,6 @@
 // mqss_policy_explain: which state features push the policy towards one
 // action on a module, by gradient x input of that action's log-probability
-// with respect to the state vector. The gradient is backpropagated here
+// (an ensemble's combined one) with respect to the state vector. The gradient is backpropagated here
 // through the heads and the MLP trunk into caller-local buffers, without
 // touching the model's gradient buffers, so a const policy stays shareable.
 // Parameters sit at their means, where the Gaussian term's gradient is 0,
@@ -31,10 +31,12 @@ static int find_action(const mqss_catalog *c, const char *action) {
   return -1;
 }
 
-// dstate (S) = d logp[a] / d state, from the activations of one forward pass.
+// Adds to dstate (S) the gradient with respect to the state of
+// sum_j g[j] * logp[j] of one network (its activations of one forward pass,
+// g (A1) over its log-probabilities).
 // scratch holds (A1 + 4H + S_IN + max(A1*H, H*H, H*S_IN)) floats.
 static void state_gradient(const nn_model *m, const nn_acts *acts,
-                           const uint8_t *mask, int a, float *dstate,
+                           const uint8_t *mask, const float *g, float *dstate,
                            float *scratch) {
   const nn_config *c = &m->cfg;
   const nn_params *p = &m->params;
@@ -50,7 +52,7 @@ static void state_gradient(const nn_model *m, const nn_acts *acts,
   float *dw = dz0 + S_IN;                // weight gradients, discarded
   size_t zero = (size_t)2 * A1 + 4 * H + S_IN;
   memset(scratch, 0, sizeof(float) * zero);
-  dlogp[a] = 1.0f;
+  memcpy(dlogp, g, sizeof(float) * A1);
   // logp = masked_log_softmax(logits): dlogits = dlogp - p * sum(dlogp)
   masked_log_softmax_backward(dlogits, dlogp, acts->logp, mask, 1, A1);
   // logits = a2 @ pi_w^T + pi_b
@@ -61,7 +63,27 @@ static void state_gradient(const nn_model *m, const nn_acts *acts,
   // a1 = tanh(pre1), pre1 = z0 @ fc1_w^T + b, z0 = [state | pooled]
   tanh_backward(dpre1, da1, acts->a1, H);
   linear_backward(dz0, dw, NULL, dpre1, acts->z0, p->fc1_w, 1, S_IN, H);
-  memcpy(dstate, dz0, sizeof(float) * S);
+  for (int i = 0; i < S; i++)
+    dstate[i] += dz0[i];
+}
+
+// dstate (S) = d logp[a] / d state of the policy's decision distribution
+// (step.c): with K networks logp = mean_k l_k - logsumexp(mean_k l_k), so
+// d logp[a] / d l_k[j] = (delta_aj - P_j) / K, P = exp(logp); with one it is
+// the network's own gradient.
+static void policy_gradient(const mqss_policy *p, const policy_scratch *sc,
+                            int a, float *dstate, float *scratch) {
+  const nn_model *m0 = p->nets[0];
+  int A1 = m0->cfg.n_actions + 1, K = p->n_nets;
+  float g[NN_MAX_ACTIONS + 1];
+  for (int j = 0; j < A1; j++)
+    g[j] = sc->nn_mask[j]
+               ? ((j == a ? 1.0f : 0.0f) - expf(sc->logp[j])) / (float)K
+               : 0.0f;
+  memset(dstate, 0, sizeof(float) * m0->cfg.state_dim);
+  for (int k = 0; k < K; k++)
+    state_gradient(p->nets[k], &sc->acts[k], sc->nn_mask, g, dstate,
+                   scratch);
 }
 
 static int by_weight(const void *x, const void *y) {
@@ -143,7 +165,7 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
     mqss_module_destroy(tagged);
     return rc;
   }
-  const nn_model *m = p->model;
+  const nn_model *m = p->nets[0];
   int a = p->nn_of[ci];
   if (!sc.nn_mask[a]) {
     char why[256];
@@ -167,7 +189,7 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
     mqss_module_destroy(tagged);
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
   }
-  state_gradient(m, &sc.acts, sc.nn_mask, a, dstate, scratch);
+  policy_gradient(p, &sc, a, dstate, scratch);
   for (int i = 0; i < S; i++)
     all[i] = (mqss_feature_contribution){i, mqss_feature_name(i), sc.state[i],
                                          sc.state[i] * dstate[i]};
@@ -176,7 +198,7 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
   memcpy(out, all, sizeof all[0] * n);
   *n_out = n;
   if (prob)
-    *prob = expf(sc.acts.logp[a]);
+    *prob = expf(sc.logp[a]);
   free(scratch);
   policy_scratch_free(&sc);
   mqss_module_destroy(tagged);

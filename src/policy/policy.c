@@ -44,12 +44,16 @@ const char *mqss_policy_default_path(void) {
 // Checks that the network's action heads fit the catalog and fills the index
 // maps. Returns MQSS_OK or an MQSS_ERR_POLICY failure.
 static mqss_status bind_catalog(mqss_session *s, mqss_policy *p) {
-  const nn_config *cfg = &p->model->cfg;
+  const nn_config *cfg = &p->nets[0]->cfg;
   p->n_cat = mqss_catalog_size(p->catalog);
   int stop = mqss_catalog_stop(p->catalog);
   if (stop < 0)
     return fail(s, MQSS_ERR_POLICY, "policy '%s': the catalog has no STOP "
                 "action; add one to the catalog", p->path);
+  if (p->nets[0]->P > POLICY_MAX_SLOTS)
+    return fail(s, MQSS_ERR_POLICY, "policy '%s' has %d parameter slots, "
+                "more than the %d this build handles", p->path,
+                p->nets[0]->P, POLICY_MAX_SLOTS);
   if (cfg->n_actions != p->n_cat - 1 || p->n_cat > NN_MAX_ACTIONS + 1)
     return fail(s, MQSS_ERR_POLICY, "policy '%s' has %d actions but the "
                 "catalog has %d (STOP excluded); use the catalog it was "
@@ -122,8 +126,8 @@ mqss_status mqss_policy_load(mqss_session *s, const char *path,
       .allow_version_mismatch = opts->allow_version_mismatch != 0,
   };
   char err[1024];
-  nn_status ns = nn_policy_read(path, &check, &p->model, &p->meta, err,
-                                sizeof err);
+  nn_status ns = nn_policy_read_members(path, &check, p->nets, NN_MAX_MEMBERS,
+                                        &p->n_nets, &p->meta, err, sizeof err);
   if (ns != NN_OK) {
     mqss_policy_destroy(p);
     mqss_status code = ns == NN_ERR_NOMEM ? MQSS_ERR_NOMEM
@@ -139,14 +143,14 @@ mqss_status mqss_policy_load(mqss_session *s, const char *path,
   // docs/POLICY_FORMAT.md, "Migration"), its actions unchanged.
   if (p->meta.feature_hash != mqss_feature_layout_hash()) {
     nn_config cfg;
-    const nn_config *o = &p->model->cfg;
+    const nn_config *o = &p->nets[0]->cfg;
     rc = policy_net_config(s, p->catalog, nn_arch_name(o->arch),
                            o->hidden_dim, &cfg);
     cfg.gnn_dim = o->gnn_dim;
     cfg.init_log_std = o->init_log_std;
-    if (rc == MQSS_OK)
+    for (int j = 0; j < p->n_nets && rc == MQSS_OK; j++)
       rc = policy_migrate(s, p->path, p->meta.feature_hash, &cfg, 1,
-                          &p->model);
+                          &p->nets[j]);
     if (rc != MQSS_OK) {
       mqss_policy_destroy(p);
       return rc;
@@ -171,7 +175,8 @@ mqss_status mqss_policy_load(mqss_session *s, const char *path,
 void mqss_policy_destroy(mqss_policy *p) {
   if (!p)
     return;
-  nn_model_destroy(p->model);
+  for (int j = 0; j < p->n_nets; j++)
+    nn_model_destroy(p->nets[j]);
   mqss_catalog_destroy(p->catalog);
   free(p->path);
   free(p);

@@ -15,8 +15,12 @@
 // ----------------------------------------------------------------------------
 // the loaded policy (policy.c)
 
+// Parameter slots a policy may have (the bound of one decision's buffers).
+#define POLICY_MAX_SLOTS (NN_MAX_ACTIONS * 4 + 64)
+
 struct mqss_policy {
-  nn_model *model;          // owned, never modified after load
+  nn_model *nets[NN_MAX_MEMBERS]; // owned, never modified after load; an
+  int n_nets;               // ensemble's members share nets[0]'s configuration
   nn_file_meta meta;
   mqss_catalog *catalog;    // owned
   char *path;               // owned
@@ -34,13 +38,19 @@ struct mqss_policy {
 // one decision step (step.c)
 
 // Per-call scratch: everything a forward pass writes. Zero-initialise.
+// logp and mu are what the policy decides from: with one network its own,
+// with an ensemble the normalised mean of the members' log-probabilities
+// (the geometric mean of their distributions) and the mean of their
+// parameter means.
 typedef struct {
-  nn_acts acts;
+  nn_acts acts[NN_MAX_MEMBERS]; // (n_nets) each network's activations
+  float logp[NN_MAX_ACTIONS + 1]; // (A+1) network order, -inf = masked
+  float mu[POLICY_MAX_SLOTS];     // (P)
   float state[MQSS_FEATURE_DIM];     // (S)
   uint8_t cat_mask[NN_MAX_ACTIONS + 1]; // (n_cat) safety mask, catalog order
   uint8_t nn_mask[NN_MAX_ACTIONS + 1];  // (A+1) network order, STOP last
   mqss_graph *graph;                 // graph of the last forward, owned
-  bool have_ir; // state, cat_mask, graph and acts.pooled describe an IR
+  bool have_ir; // state, cat_mask, graph and acts[].pooled describe an IR
 } policy_scratch;
 
 // Computes state, graph and safety mask of `m` (history: catalog indices,
@@ -56,6 +66,11 @@ mqss_status policy_forward(const mqss_policy *p, const mqss_module *m,
                            const uint8_t *ban, bool same_ir,
                            policy_scratch *sc);
 void policy_scratch_free(policy_scratch *sc);
+// Fills sc->logp and sc->mu from the networks' activations sc->acts[] (all
+// from forward passes on one input, masked by sc->nn_mask): one network's
+// own, or for an ensemble the mean of the members' log-probabilities,
+// normalised again over the allowed actions, and the mean of their means.
+void policy_combine(const mqss_policy *p, policy_scratch *sc);
 
 // ----------------------------------------------------------------------------
 // selections (selection.c)

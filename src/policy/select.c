@@ -83,14 +83,10 @@ static int choose(const mqss_policy *p, const mqss_module *work, const int *hist
   *rc = policy_forward(p, work, hist, n_hist, ban, same_ir, sc);
   if (*rc != MQSS_OK)
     return -1;
-  float u[NN_MAX_ACTIONS * 4 + 64]; // (P) only the chosen slots are written
-  const nn_model *m = p->model;
-  if (m->P > (int)(sizeof u / sizeof u[0])) {
-    *rc = fail(mqss_module_session(work), MQSS_ERR_POLICY,
-               "policy: %d parameter slots is too many", m->P);
-    return -1;
-  }
-  int a = nn_act(m, &sc->acts, 0, rng, u);
+  float u[POLICY_MAX_SLOTS]; // (P <= POLICY_MAX_SLOTS, bind_catalog) only
+                             // the chosen slots are written
+  const nn_model *m = p->nets[0];
+  int a = nn_act_from(m, sc->logp, sc->mu, rng, u);
   if (a < 0) // nothing allowed: cannot happen while STOP is never banned
     a = m->cfg.n_actions;
   memset(d, 0, sizeof *d);

@@ -6,6 +6,10 @@
 //                       it is known (expit_search.c): the search resumes
 //                       with the modules not recorded yet
 //   winners.tsv         per module: the best confirmed pipeline so far
+//   cloned.tsv          per module: the demonstration cloning fitted (in
+//                       winners.tsv's format; a later run's
+//                       expit.winners_from, with expit.seed_margin 0, clones
+//                       the same demonstrations without re-measuring them)
 //   clone.bin           the weights after cloning (the KL anchor)
 //   checkpoint.bin ...  PPO's own checkpoints and logs (train.c)
 //   final.bin, row.csv  the weights after PPO and the round's figures
@@ -157,6 +161,38 @@ static bool same_demo(const mqss_catalog *c, const demo *a, const demo *b) {
 // did not clearly beat it. With expit.bc_anchor, the clone is also held to
 // the round's start policy where a demonstration takes its greedy action
 // (nn_bc_forward), so that unchanged labels keep their old distribution.
+// Writes the demonstrations clone_winners fits to ROUND/cloned.tsv: each
+// module's decisions as cloned, with its winner's confirmed speedup where
+// the winner is cloned and 1 where its seed stands in (not measured here).
+static mqss_status save_cloned(expit *x, const demo *cloned,
+                               const double *speedup) {
+  int n = x->ec->n_modules;
+  expit_winner *out = calloc((size_t)n, sizeof *out);
+  if (!out)
+    return fail(x->s, MQSS_ERR_NOMEM, "out of memory");
+  mqss_status st = MQSS_OK;
+  for (int i = 0; st == MQSS_OK && i < n; i++) {
+    out[i].n = cloned[i].n;
+    if (cloned[i].n < 0)
+      continue;
+    out[i].speedup = speedup[i];
+    memcpy(out[i].d, cloned[i].d, (size_t)cloned[i].n * sizeof *out[i].d);
+    char *text = search_join(x->ec->catalog, cloned[i].d, cloned[i].n);
+    if (!text || strlen(text) >= sizeof out[i].pipeline)
+      st = fail(x->s, MQSS_ERR_NOMEM, "%s: cannot write the pipeline of its "
+                "demonstration", x->ec->module_paths[i]);
+    else
+      snprintf(out[i].pipeline, sizeof out[i].pipeline, "%s", text);
+    free(text);
+  }
+  char path[4200];
+  round_path(x, path, sizeof path, "cloned.tsv");
+  if (st == MQSS_OK)
+    st = expit_winners_save(x->s, path, out, n);
+  free(out);
+  return st;
+}
+
 _Static_assert(EXPIT_MAX_DECISIONS <= DEMO_MAX, "a winner fits a demo");
 static mqss_status clone_winners(expit *x, const expit_winner *w) {
   const train_config *cfg = x->cfg;
@@ -164,15 +200,18 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   const mqss_decision **seqs = calloc((size_t)n, sizeof *seqs);
   int *lens = calloc((size_t)n, sizeof *lens);
   demo *cloned = calloc((size_t)n, sizeof *cloned);
+  double *speedup = calloc((size_t)n, sizeof *speedup); // for cloned.tsv
   int recipe_demos = 0; // demonstrations that start with a recipe action
   int seeds_kept = 0;   // winners cloned as their seed (expit.seed_margin)
   rollout_buffer rb = {0};
   mqss_status st = MQSS_OK;
   int cap = n * (EXPIT_MAX_DECISIONS + 1) + 64; // every winner, then STOP
-  if (!seqs || !lens || !cloned || rb_init(&rb, x->ec->model, cap) != 0)
+  if (!seqs || !lens || !cloned || !speedup ||
+      rb_init(&rb, x->ec->model, cap) != 0)
     st = fail(x->s, MQSS_ERR_NOMEM, "out of memory");
   for (int i = 0; st == MQSS_OK && i < n; i++) {
     bool seed = w[i].n < 0 && x->seeds && x->seeds[i].n >= 0;
+    speedup[i] = seed ? 1.0 : w[i].speedup;
     if (seed) {
       cloned[i] = x->seeds[i];
     } else if (w[i].n > 0) {
@@ -192,6 +231,7 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
         !same_demo(x->ec->catalog, &cloned[i], &x->seeds[i]) &&
         (st = beats_seed(x, i, &cloned[i], &beats)) == MQSS_OK && !beats) {
       cloned[i] = x->seeds[i];
+      speedup[i] = 1.0;
       seeds_kept++;
     }
     fold_recipe(x, i, &cloned[i]);
@@ -202,6 +242,8 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   }
   x->row[E_CLONE_RECIPES] = recipe_demos;
   x->row[E_SEEDS_KEPT] = seeds_kept;
+  if (st == MQSS_OK)
+    st = save_cloned(x, cloned, speedup);
   bc_inputs in = {x->ec->catalog, x->ec->model, n, x->ec->module_paths, NULL,
                   cfg->max_steps};
   bc_counts counts;
@@ -226,6 +268,7 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   free(seqs);
   free(lens);
   free(cloned);
+  free(speedup);
   return st;
 }
 

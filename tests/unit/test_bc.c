@@ -44,7 +44,7 @@ static int setup(void **state) {
   o.catalog_path = yaml;
   mqss_status st = mqss_policy_load(f->s, path, &o, &f->p);
   unlink(path);
-  if (st != MQSS_OK || rb_init(&f->rb, f->p->model, 128) != 0)
+  if (st != MQSS_OK || rb_init(&f->rb, f->p->nets[0], 128) != 0)
     return -1;
   *state = f;
   return 0;
@@ -72,7 +72,7 @@ static float feature(const rollout_buffer *rb, int i, const char *name) {
 static bc_counts replay(fixture *f, const mqss_decision *d, int n) {
   char *paths[] = {INPUTS "sched_two_matmuls.mlir"};
   bc_inputs in = {.catalog = mqss_policy_catalog(f->p),
-                  .model = f->p->model,
+                  .model = f->p->nets[0],
                   .n_modules = 1,
                   .paths = paths,
                   .max_steps = 8};
@@ -99,7 +99,7 @@ static void test_repeat_skipped(void **state) {
   assert_int_equal(k.refused, 0);
   assert_int_equal(k.steps, 1); // the repeat is part of the first step
   assert_int_equal(k.samples, 2); // the decision, then STOP
-  assert_int_equal(f->rb.action[1], f->p->model->cfg.n_actions); // STOP
+  assert_int_equal(f->rb.action[1], f->p->nets[0]->cfg.n_actions); // STOP
   // STOP is taken with both matmuls tiled: no focus op left
   assert_true(feature(&f->rb, 0, "op.focus.present") == 1.0f);
   assert_true(feature(&f->rb, 1, "op.focus.present") == 0.0f);

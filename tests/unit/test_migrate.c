@@ -112,7 +112,7 @@ static void test_old_policy_migrates(void **state) {
   mqss_policy_options_init(&po);
   po.catalog_path = MQSS_SOURCE_DIR "/data/catalog.yaml";
   assert_int_equal(mqss_policy_load(s, OLD_POLICY, &po, &p), MQSS_OK);
-  const nn_model *loaded = p->model;
+  const nn_model *loaded = p->nets[0];
   assert_int_equal(loaded->cfg.state_dim, MQSS_FEATURE_DIM);
   assert_true(loaded->cfg.embed_dim > 0);
   assert_int_equal(loaded->cfg.n_actions, old->cfg.n_actions);

@@ -1,8 +1,10 @@
 // Unit tests of the policy runtime: loading (good files and every kind of
 // bad one, as errors naming the file), greedy selection (deterministic,
 // pipeline text mlir can parse and run), sampling, fitted sizes, explain
-// against finite differences, the guard (crash -> fallback, logged, cached verdict; clean
-// pipeline -> kept), bad-sequence avoidance, guarded compile and emit.
+// against finite differences (one network and an ensemble, whose combined
+// distribution is checked against its members'), the guard (crash ->
+// fallback, logged, cached verdict; clean pipeline -> kept), bad-sequence
+// avoidance, guarded compile and emit.
 // Policies are untrained random networks written by the tests themselves.
 // internal headers first: cmocka defines a fail() macro
 #include "policy/policy.h"
@@ -28,9 +30,28 @@
 static char dir[256];      // per-run scratch directory
 static char gnn_path[300]; // random GNN policy, seed 7
 static char mlp_path[300]; // random MLP policy, seed 7
+static char ens_path[300]; // ensemble of random GNN policies, seeds 7 and 8
+static char gnn8_path[300]; // random GNN policy, seed 8
 
 static mqss_session *S;
 static mqss_catalog *C;
+
+// Joins the policy files `in` (k) into one ensemble file; 0 or -1.
+static int write_ensemble(const char *out, const char *const *in, int k) {
+  nn_model *m[NN_MAX_MEMBERS] = {0};
+  nn_file_meta meta;
+  char err[512];
+  int rc = 0;
+  for (int j = 0; j < k && rc == 0; j++)
+    if (nn_policy_read(in[j], NULL, &m[j], &meta, err, sizeof err) != NN_OK)
+      rc = -1;
+  if (rc == 0 && nn_policy_write_members(out, (const nn_model *const *)m, k,
+                                         &meta, err, sizeof err) != NN_OK)
+    rc = -1;
+  for (int j = 0; j < k; j++)
+    nn_model_destroy(m[j]);
+  return rc;
+}
 
 static int group_setup(void **state) {
   (void)state;
@@ -40,10 +61,14 @@ static int group_setup(void **state) {
   snprintf(mlp_path, sizeof mlp_path, "%s/mlp.safetensors", dir);
   if (mqss_session_create(&S) != MQSS_OK || mqss_catalog_load(S, NULL, &C))
     return -1;
+  snprintf(ens_path, sizeof ens_path, "%s/ens.safetensors", dir);
+  snprintf(gnn8_path, sizeof gnn8_path, "%s/gnn8.safetensors", dir);
   if (mqss_policy_write_random(S, C, "gnn", 7, gnn_path) != MQSS_OK ||
-      mqss_policy_write_random(S, C, "mlp", 7, mlp_path) != MQSS_OK)
+      mqss_policy_write_random(S, C, "mlp", 7, mlp_path) != MQSS_OK ||
+      mqss_policy_write_random(S, C, "gnn", 8, gnn8_path) != MQSS_OK)
     return -1;
-  return 0;
+  const char *members[] = {gnn_path, gnn8_path};
+  return write_ensemble(ens_path, members, 2);
 }
 
 static int group_teardown(void **state) {
@@ -268,8 +293,8 @@ static void test_select_greedy(void **state) {
   (void)state;
   const char *files[] = {EX("matmul_tensor_f32.mlir"),
                          EX("jacobi2d_affine_memref_f32.mlir")};
-  const char *paths[] = {gnn_path, mlp_path};
-  for (int k = 0; k < 2; k++) {
+  const char *paths[] = {gnn_path, mlp_path, ens_path};
+  for (int k = 0; k < 3; k++) {
     mqss_policy *p = load(paths[k]);
     for (int f = 0; f < 2; f++) {
       mqss_module *m = parse(S, files[f]);
@@ -321,24 +346,28 @@ static void test_select_options(void **state) {
 
 static float logp_at(const mqss_policy *p, policy_scratch *sc, const float *x,
                      int a) {
-  nn_acts acts = {0};
+  policy_scratch t = {0};
+  memcpy(t.nn_mask, sc->nn_mask, sizeof t.nn_mask);
   int N = sc->graph ? sc->graph->n_nodes : 1;
-  assert_int_equal(nn_acts_ensure(&acts, p->model, 1, N), 0);
   int gp[2] = {0, N};
   nn_batch in = {.B = 1, .state = x, .mask = sc->nn_mask, .graph_ptr = gp};
   if (sc->graph)
     in.graph = (nn_graph){N, sc->graph->dim, sc->graph->x, sc->graph->row_ptr,
                           sc->graph->col};
-  nn_forward(p->model, &acts, &in);
-  float l = acts.logp[a];
-  nn_acts_free(&acts);
+  for (int k = 0; k < p->n_nets; k++) {
+    assert_int_equal(nn_acts_ensure(&t.acts[k], p->nets[k], 1, N), 0);
+    nn_forward(p->nets[k], &t.acts[k], &in);
+  }
+  policy_combine(p, &t);
+  float l = t.logp[a];
+  policy_scratch_free(&t);
   return l;
 }
 
 static void test_explain(void **state) {
   (void)state;
-  const char *paths[] = {gnn_path, mlp_path};
-  for (int k = 0; k < 2; k++) {
+  const char *paths[] = {gnn_path, mlp_path, ens_path};
+  for (int k = 0; k < 3; k++) {
     mqss_policy *p = load(paths[k]);
     mqss_module *m = parse(S, EX("matmul_tensor_f32.mlir"));
     mqss_feature_contribution c[8];
@@ -368,7 +397,7 @@ static void test_explain(void **state) {
     assert_int_equal(policy_forward(p, m, NULL, 0, NULL, false, &sc),
                      MQSS_OK);
     int a = p->nn_of[mqss_catalog_stop(C)];
-    assert_float_equal(prob, expf(sc.acts.logp[a]), 1e-6);
+    assert_float_equal(prob, expf(sc.logp[a]), 1e-6);
     float x[MQSS_FEATURE_DIM];
     for (int i = 0; i < n; i++) {
       if (i)
@@ -404,8 +433,8 @@ static void test_explain(void **state) {
 // a full one, for another history and other bans than the call it reuses.
 static void test_forward_reuse(void **state) {
   (void)state;
-  const char *paths[] = {gnn_path, mlp_path};
-  for (int k = 0; k < 2; k++) {
+  const char *paths[] = {gnn_path, mlp_path, ens_path};
+  for (int k = 0; k < 3; k++) {
     mqss_policy *p = load(paths[k]);
     mqss_module *m = parse(S, EX("matmul_tensor_f32.mlir"));
     int hist[3] = {1, 4, 2};
@@ -418,20 +447,81 @@ static void test_forward_reuse(void **state) {
                      MQSS_OK);
     assert_int_equal(policy_forward(p, m, hist, 3, ban, true, &reuse),
                      MQSS_OK);
-    const nn_model *nm = p->model;
+    const nn_model *nm = p->nets[0];
     int A1 = nm->cfg.n_actions + 1;
     assert_memory_equal(full.state, reuse.state, sizeof full.state);
     assert_memory_equal(full.nn_mask, reuse.nn_mask, (size_t)A1);
-    assert_memory_equal(full.acts.logp, reuse.acts.logp, sizeof(float) * A1);
-    assert_memory_equal(full.acts.mu, reuse.acts.mu, sizeof(float) * nm->P);
-    assert_memory_equal(full.acts.value, reuse.acts.value, sizeof(float));
+    assert_memory_equal(full.logp, reuse.logp, sizeof(float) * A1);
+    assert_memory_equal(full.mu, reuse.mu, sizeof(float) * nm->P);
+    for (int j = 0; j < p->n_nets; j++)
+      assert_memory_equal(full.acts[j].value, reuse.acts[j].value,
+                          sizeof(float));
     // the ban took effect in the reused call: canonicalize is masked
-    assert_true(isinf(reuse.acts.logp[p->nn_of[mqss_catalog_find(C, "canonicalize")]]));
+    assert_true(isinf(reuse.logp[p->nn_of[mqss_catalog_find(C, "canonicalize")]]));
     policy_scratch_free(&full);
     policy_scratch_free(&reuse);
     mqss_module_destroy(m);
     mqss_policy_destroy(p);
   }
+}
+
+// An ensemble decides from the normalised mean of its members'
+// log-probabilities and the mean of their parameter means; an ensemble of
+// one network twice decides as that network.
+static void test_ensemble(void **state) {
+  (void)state;
+  char twice[300];
+  snprintf(twice, sizeof twice, "%s/twice.safetensors", dir);
+  const char *same[] = {gnn_path, gnn_path};
+  assert_int_equal(write_ensemble(twice, same, 2), 0);
+  mqss_policy *one = load(gnn_path), *other = load(gnn8_path),
+              *two = load(twice), *ens = load(ens_path);
+  assert_int_equal(one->n_nets, 1);
+  assert_int_equal(ens->n_nets, 2);
+  mqss_module *m = parse(S, EX("matmul_tensor_f32.mlir"));
+  policy_scratch a = {0}, b = {0}, t = {0}, e = {0};
+  assert_int_equal(policy_forward(one, m, NULL, 0, NULL, false, &a), MQSS_OK);
+  assert_int_equal(policy_forward(other, m, NULL, 0, NULL, false, &b),
+                   MQSS_OK);
+  assert_int_equal(policy_forward(two, m, NULL, 0, NULL, false, &t), MQSS_OK);
+  assert_int_equal(policy_forward(ens, m, NULL, 0, NULL, false, &e), MQSS_OK);
+  int A1 = one->nets[0]->cfg.n_actions + 1, P = one->nets[0]->P;
+  double z = 0, top = -INFINITY;
+  for (int j = 0; j < A1; j++)
+    if (a.nn_mask[j])
+      top = fmax(top, 0.5 * ((double)a.logp[j] + b.logp[j]));
+  for (int j = 0; j < A1; j++)
+    if (a.nn_mask[j])
+      z += exp(0.5 * ((double)a.logp[j] + b.logp[j]) - top);
+  int differ = 0;
+  for (int j = 0; j < A1; j++) {
+    if (!a.nn_mask[j]) {
+      assert_true(isinf(e.logp[j]) && isinf(t.logp[j]));
+      continue;
+    }
+    double want = 0.5 * ((double)a.logp[j] + b.logp[j]) - top - log(z);
+    assert_float_equal(e.logp[j], want, 1e-5);
+    assert_float_equal(t.logp[j], a.logp[j], 1e-5);
+    differ += fabs(e.logp[j] - a.logp[j]) > 1e-3;
+  }
+  assert_true(differ > 0); // the second member moves the distribution
+  for (int i = 0; i < P; i++)
+    assert_float_equal(e.mu[i], 0.5 * ((double)a.mu[i] + b.mu[i]), 1e-6);
+  mqss_selection *s1 = NULL, *s2 = NULL;
+  assert_int_equal(mqss_policy_select(one, m, NULL, &s1), MQSS_OK);
+  assert_int_equal(mqss_policy_select(two, m, NULL, &s2), MQSS_OK);
+  assert_string_equal(mqss_selection_pipeline(s1), mqss_selection_pipeline(s2));
+  mqss_selection_destroy(s1);
+  mqss_selection_destroy(s2);
+  policy_scratch_free(&a);
+  policy_scratch_free(&b);
+  policy_scratch_free(&t);
+  policy_scratch_free(&e);
+  mqss_module_destroy(m);
+  mqss_policy_destroy(one);
+  mqss_policy_destroy(other);
+  mqss_policy_destroy(two);
+  mqss_policy_destroy(ens);
 }
 
 // ----------------------------------------------------------------------------
@@ -732,6 +822,7 @@ int main(void) {
       cmocka_unit_test(test_select_options),
       cmocka_unit_test(test_explain),
       cmocka_unit_test(test_forward_reuse),
+      cmocka_unit_test(test_ensemble),
       cmocka_unit_test(test_guard),
       cmocka_unit_test(test_avoid_bad),
       cmocka_unit_test(test_select_repeats),

@@ -82,7 +82,7 @@ static void test_int8_weights(void **state) {
   mqss_policy *f = load(F32_POLICY), *q = load(q_path);
   assert_int_equal(f->meta.weight_dtype, NN_DTYPE_F32);
   assert_int_equal(q->meta.weight_dtype, NN_DTYPE_INT8);
-  const nn_model *a = f->model, *b = q->model;
+  const nn_model *a = f->nets[0], *b = q->nets[0];
   assert_int_equal(a->n_params, b->n_params);
   size_t changed = 0;
   for (int t = 0; t < a->n_tensors; t++) {

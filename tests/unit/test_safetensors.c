@@ -5,6 +5,9 @@
 // message, never a crash. The same for int8 files (weight_dtype int8): the
 // weights come back within half a quantisation step, and a missing scale,
 // a wrong shape, a dtype flag that lies, a negative scale or -128 is refused.
+// Ensemble files (several networks, metadata "members") read back member by
+// member; a one-network reader, a reader with too few slots, a bad
+// "members" value and a truncated ensemble are refused with a message.
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -596,6 +599,153 @@ static void test_int8_errors(void **state) {
   assert_non_null(strstr(err, "'sage1.w_neigh' holds -128"));
 }
 
+
+// ----------------------------------------------------------------------------
+// ensembles
+
+// Serialises three networks (seeds 3, 4, 5) as one ensemble file in dt.
+static uint8_t *ensemble_file(nn_dtype dt, nn_model **ms, size_t *len) {
+  for (int j = 0; j < 3; j++)
+    ms[j] = small_model(NN_ARCH_GNN, 3 + (uint64_t)j);
+  nn_file_meta meta = meta_of(dt);
+  uint8_t *buf;
+  assert_int_equal(nn_policy_serialize_members((const nn_model *const *)ms, 3,
+                                               &meta, &buf, len),
+                   NN_OK);
+  return buf;
+}
+
+static void test_ensemble_roundtrip(void **state) {
+  (void)state;
+  for (int dt = NN_DTYPE_F32; dt <= NN_DTYPE_INT8; dt++) {
+    nn_model *ms[3];
+    size_t len;
+    uint8_t *buf = ensemble_file((nn_dtype)dt, ms, &len);
+    uint64_t hlen = u64le(buf);
+    cJSON *root = cJSON_ParseWithLength((const char *)buf + 8, hlen);
+    cJSON *md = cJSON_GetObjectItem(root, "__metadata__");
+    assert_string_equal(cJSON_GetObjectItem(md, "members")->valuestring, "3");
+    assert_non_null(cJSON_GetObjectItem(root, "member2.fc1.weight"));
+    cJSON_Delete(root);
+    nn_model *out[NN_MAX_MEMBERS];
+    int k = -1;
+    char err[512] = "";
+    assert_int_equal(nn_policy_parse_members(buf, len, "t.safetensors", &CHECK,
+                                             out, NN_MAX_MEMBERS, &k, NULL,
+                                             err, sizeof err),
+                     NN_OK);
+    assert_int_equal(k, 3);
+    for (int j = 0; j < 3; j++) {
+      assert_int_equal(out[j]->n_params, ms[j]->n_params);
+      if (dt == NN_DTYPE_F32) {
+        assert_memory_equal(out[j]->params_memory, ms[j]->params_memory,
+                            sizeof(float) * ms[j]->n_params);
+        continue;
+      }
+      // int8: each member's own weights within half a step of its block
+      // (at most max|w| / 254 of its tensor)
+      const float *a = ms[j]->params.fc1_w, *b = out[j]->params.fc1_w;
+      size_t n = (size_t)ms[j]->cfg.hidden_dim * 20;
+      double amax = 0, diff = 0;
+      for (size_t i = 0; i < n; i++) {
+        amax = fmax(amax, fabs(a[i]));
+        diff = fmax(diff, fabs((double)a[i] - b[i]));
+      }
+      assert_true(diff > 0 && diff <= amax / 254.0 * 1.001);
+    }
+    for (int j = 0; j < 3; j++) {
+      nn_model_destroy(out[j]);
+      nn_model_destroy(ms[j]);
+    }
+    free(buf);
+  }
+}
+
+static void test_ensemble_single(void **state) {
+  (void)state;
+  // one network through the ensemble writer: the same bytes as before
+  nn_model *m = small_model(NN_ARCH_MLP, 9);
+  uint8_t *a, *b;
+  size_t la, lb;
+  assert_int_equal(nn_policy_serialize(m, &META, &a, &la), NN_OK);
+  assert_int_equal(nn_policy_serialize_members((const nn_model *const *)&m, 1,
+                                               &META, &b, &lb),
+                   NN_OK);
+  assert_int_equal(la, lb);
+  assert_memory_equal(a, b, la);
+  assert_null(strstr((const char *)a + 8, "\"members\""));
+  // networks of different shapes are not one ensemble
+  nn_model *two[2] = {m, small_model(NN_ARCH_GNN, 9)};
+  uint8_t *c = NULL;
+  size_t lc;
+  assert_int_equal(nn_policy_serialize_members((const nn_model *const *)two, 2,
+                                               &META, &c, &lc),
+                   NN_ERR_FORMAT);
+  assert_null(c);
+  nn_model_destroy(two[1]);
+  free(a);
+  free(b);
+  nn_model_destroy(m);
+}
+
+static void test_ensemble_refused(void **state) {
+  (void)state;
+  nn_model *ms[3];
+  size_t len;
+  uint8_t *buf = ensemble_file(NN_DTYPE_F32, ms, &len);
+  char err[512];
+  // a reader of one network says what the file is
+  assert_int_equal(parse(buf, len, &CHECK, err), NN_ERR_FORMAT);
+  printf("  -> %s\n", err);
+  assert_non_null(strstr(err, "an ensemble of 3 networks"));
+  nn_model *out[2];
+  int k;
+  assert_int_equal(nn_policy_parse_members(buf, len, "t.safetensors", &CHECK,
+                                           out, 2, &k, NULL, err, sizeof err),
+                   NN_ERR_FORMAT);
+  assert_null(out[0]);
+  assert_null(out[1]);
+  // every truncation point of an ensemble is refused as truncated
+  for (size_t cut = 1; cut < len; cut += 7) {
+    uint8_t *p = malloc(cut);
+    memcpy(p, buf, cut);
+    nn_model *o[NN_MAX_MEMBERS];
+    nn_status st = nn_policy_parse_members(p, cut, "t.safetensors", &CHECK, o,
+                                           NN_MAX_MEMBERS, &k, NULL, err,
+                                           sizeof err);
+    free(p);
+    if (st != NN_ERR_TRUNCATED)
+      fail_msg("cut at %zu of %zu: status %d (%s)", cut, len, st, err);
+  }
+  // a "members" that does not match the tensors, or is out of range
+  static const char *bad[] = {"2", "4", "1", "9", "three"};
+  uint64_t hlen = u64le(buf);
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    cJSON *root = cJSON_ParseWithLength((const char *)buf + 8, hlen);
+    set_md(root, "members", bad[i]);
+    char *json = cJSON_PrintUnformatted(root);
+    size_t jl = strlen(json), pad = (jl + 7) / 8 * 8, dlen = len - 8 - hlen;
+    uint8_t *p = malloc(8 + pad + dlen);
+    for (int b = 0; b < 8; b++)
+      p[b] = (uint8_t)((uint64_t)pad >> (8 * b));
+    memcpy(p + 8, json, jl);
+    memset(p + 8 + jl, ' ', pad - jl);
+    memcpy(p + 8 + pad, buf + 8 + hlen, dlen);
+    nn_model *o[NN_MAX_MEMBERS];
+    nn_status st = nn_policy_parse_members(p, 8 + pad + dlen, "t.safetensors",
+                                           &CHECK, o, NN_MAX_MEMBERS, &k, NULL,
+                                           err, sizeof err);
+    printf("  members=%s -> %s\n", bad[i], err);
+    assert_true(st == NN_ERR_FORMAT || st == NN_ERR_TRUNCATED);
+    free(p);
+    free(json);
+    cJSON_Delete(root);
+  }
+  for (int j = 0; j < 3; j++)
+    nn_model_destroy(ms[j]);
+  free(buf);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_roundtrip_gnn),
@@ -609,6 +759,9 @@ int main(void) {
       cmocka_unit_test(test_int8_roundtrip),
       cmocka_unit_test(test_quantize_blocks),
       cmocka_unit_test(test_int8_errors),
+      cmocka_unit_test(test_ensemble_roundtrip),
+      cmocka_unit_test(test_ensemble_single),
+      cmocka_unit_test(test_ensemble_refused),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
