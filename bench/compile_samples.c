@@ -1,22 +1,34 @@
 // Helper of bench/compile_spread.py: compile-only samples of two pipelines
-// A and B on one module, as `mqss eval` takes them (src/eval/eval_run.c,
-// compile_cost): one sandboxed child per sample, no cache, code size on, in
-// the order A B B A A B ... Prints one line per sample: the side, then
-// compile_ms, pipeline_ms, finish_ms and llvm_ms. Exit 1 when a sample
-// fails.
-// usage: bench_compile_samples MODULE A B SAMPLES [CPU]
-//   CPU: pin each child to that core (mqss_measure_options.cpu)
+// A and B on one module, no cache, code size on, in the order A B B A A B:
+//   SAMPLES N: N samples of each side, one sandboxed child per sample, as
+//     `mqss eval` took them until 2026-12-04; one line per sample: the
+//     side, then compile_ms, pipeline_ms, finish_ms and llvm_ms;
+//   CHILDREN N R: R children, each compiling each side N times and keeping
+//     its fastest (mqss_measure_vs with compile_only, as `mqss eval` does
+//     now); one line per child: "C", A's and B's compile_ms.
+// Exit 1 when a sample fails.
+// usage: bench_compile_samples MODULE A B SAMPLES N | CHILDREN N R
 #include "mqss/mqss.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+
+static int fail_side(mqss_session *s, char side, const mqss_measure_result *r) {
+  fprintf(stderr, "compile_samples: side %c: %s\n", side,
+          r->message[0] ? r->message : mqss_errmsg(s));
+  return 1;
+}
 
 int main(int argc, char **argv) {
-  if (argc != 5 && argc != 6) {
-    fprintf(stderr, "usage: bench_compile_samples MODULE A B SAMPLES [CPU]\n");
+  bool children = argc == 7 && !strcmp(argv[4], "CHILDREN");
+  if (!children && !(argc == 6 && !strcmp(argv[4], "SAMPLES"))) {
+    fprintf(stderr, "usage: bench_compile_samples MODULE A B SAMPLES N | "
+                    "CHILDREN N R\n");
     return 2;
   }
-  int k = atoi(argv[4]);
+  int k = atoi(argv[5]), rounds = children ? atoi(argv[6]) : 2 * k;
   mqss_session *s = NULL;
   mqss_module *m = NULL;
   if (mqss_session_create(&s) != MQSS_OK ||
@@ -29,21 +41,28 @@ int main(int argc, char **argv) {
   o.compile_only = 1;
   o.check_reference = 0;
   o.warmup = 0;
-  o.repeat = 1;
-  o.cpu = argc == 6 ? atoi(argv[5]) : -1;
+  o.repeat = children ? k : 1;
   int rc = 0;
-  for (int i = 0; rc == 0 && i < 2 * k; i++) {
-    int side = (i + 1) / 2 % 2; // 0 1 1 0 0 1 1 0 ...
-    o.pipeline = argv[2 + side];
-    mqss_measure_result r;
-    if (mqss_measure(m, &o, &r) != MQSS_OK || r.status != MQSS_MEASURE_OK) {
-      fprintf(stderr, "compile_samples: side %c: %s\n", "AB"[side],
-              r.message[0] ? r.message : mqss_errmsg(s));
-      rc = 1;
-      break;
+  for (int i = 0; rc == 0 && i < rounds; i++) {
+    if (children) {
+      o.pipeline = argv[2];
+      mqss_measure_vs_result v;
+      if (mqss_measure_vs(m, &o, argv[3], &v) != MQSS_OK ||
+          v.a.status != MQSS_MEASURE_OK || v.b.status != MQSS_MEASURE_OK)
+        rc = fail_side(s, v.a.status != MQSS_MEASURE_OK ? 'A' : 'B',
+                       v.a.status != MQSS_MEASURE_OK ? &v.a : &v.b);
+      else
+        printf("C %.3f %.3f\n", v.a.compile_ms, v.b.compile_ms);
+    } else {
+      int side = (i + 1) / 2 % 2; // 0 1 1 0 0 1 1 0 ...
+      o.pipeline = argv[2 + side];
+      mqss_measure_result r;
+      if (mqss_measure(m, &o, &r) != MQSS_OK || r.status != MQSS_MEASURE_OK)
+        rc = fail_side(s, "AB"[side], &r);
+      else
+        printf("%c %.3f %.3f %.3f %.3f\n", "AB"[side], r.compile_ms,
+               r.pipeline_ms, r.finish_ms, r.llvm_ms);
     }
-    printf("%c %.3f %.3f %.3f %.3f\n", "AB"[side], r.compile_ms,
-           r.pipeline_ms, r.finish_ms, r.llvm_ms);
     fflush(stdout);
   }
   mqss_module_destroy(m);

@@ -29,7 +29,7 @@ static bool parse_args(int argc, char **argv, eval_args *a) {
   a->set.measure.warmup = 2;
   a->set.measure.repeat = 10;
   a->set.rounds = 1;
-  a->set.compile_samples = 3;
+  a->set.compile_samples = 5;
   mqss_select_options_init(&a->set.select);
   a->set.select.isolate = 1; // as `mqss select`: a crashing pass cannot kill eval
   a->set.min_gain = MQSS_MIN_GAIN_DEFAULT;

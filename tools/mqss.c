@@ -352,7 +352,7 @@ static const cli_command commands[] = {
      "  --repeat N              mqss_measure_vs rounds per comparison; the\n"
      "                          median of their medians is used (default 1)\n"
      "  --compile-samples N     compile-only measurements per side; compile\n"
-     "                          time is the median (default 3)\n"
+     "                          time is their minimum (default 5)\n"
      "  --min-gain X            a speedup counts (+ or -) only when its whole\n"
      "                          95% interval clears 1 + X (default 0.02); else\n"
      "                          the module is marked ~ (within noise)\n"

@@ -381,6 +381,10 @@ const char *mqss_ratio_verdict_name(int verdict);
 /// working on gets the death (crashed, timeout, ...); a side it had already
 /// checked keeps that result (runs 0, message saying why it was not timed);
 /// a side it had not reached yet is measured alone with mqss_measure().
+/// With opts->compile_only the child only compiles: `repeat` compiles of
+/// each side (order A B B A A B ..., no object cache, after one untimed JIT
+/// of the reference), and each side's figures and code size are those of
+/// its fastest compile; no reference check, no runs, no ratios.
 mqss_status mqss_measure_vs(mqss_module *module, const mqss_measure_options *opts,
                             const char *pipeline_b, mqss_measure_vs_result *out);
 

@@ -70,7 +70,8 @@ int eval_search_load(const char *dir, const char *file, eval_search_info *out,
 typedef struct {
   mqss_measure_options measure; // warmup = warm-up pairs, repeat = timed pairs
   int rounds;                   // mqss_measure_vs calls per comparison (>= 1)
-  int compile_samples;          // compile-only measurements per side (>= 1)
+  int compile_samples;          // compile-only measurements per side (>= 1);
+                                // compile time is their minimum
   mqss_select_options select;
   double min_gain;              // a speedup counts when its interval clears 1 + this
 } eval_settings;

@@ -463,7 +463,7 @@ static mqss_status write_md(mqss_session *s, const char *path, const eval_row *r
   int k = summary(a, t);
   fprintf(f, "# MQSS-Selector evaluation\n\npolicy: `%s`; %d interleaved pairs "
              "(%d warm-up) x %d round(s) per comparison, compile time the "
-             "median of %d compile-only samples per side; see docs/EVAL.md. "
+             "minimum of %d compile-only samples per side; see docs/EVAL.md. "
              "Speedups are Hodges-Lehmann estimates with their 95%% interval; "
              "\"(noise)\": the interval does not clear a %g%% gain either "
              "way.\n\n",

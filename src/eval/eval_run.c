@@ -79,58 +79,48 @@ static void note(eval_row *row, const char *fmt, const char *arg) {
 }
 
 // Compile time and code size of the policy's pipeline and of its base
-// (`base`), from s->compile_samples compile-only measurements of each, taken
-// in the order A B B A A B ... so that neither side is always first. A paired
-// comparison compiles each side to machine code once, and that one LLVM
-// sample moved a row's ratio from +12% to +74% between identical runs. The
-// same pipeline on both sides is measured once (ratio exactly 1).
-// A side whose compile fails leaves its figures unknown (0, size -1).
+// (`base`): s->compile_samples compiles of each in one sandboxed child, in
+// the order A B B A A B ..., each side's fastest (mqss_measure_vs with
+// compile_only; docs/EVAL.md). A paired timing comparison compiles each
+// side to machine code once, and that one LLVM sample moved a row's ratio
+// from +12% to +74% between identical runs; the median of three compiles in
+// fresh children, each its own, still spread a row's ratio over +-25%. The
+// same pipeline on both sides is measured once (ratio exactly 1). A side
+// whose compile fails leaves its figures unknown (0, size -1).
 static mqss_status compile_cost(mqss_module *m, const eval_settings *s,
                                 eval_row *row, const char *base) {
-  enum { MAX_SAMPLES = 16 };
-  int k = s->compile_samples < 1 ? 1
-          : s->compile_samples > MAX_SAMPLES ? MAX_SAMPLES : s->compile_samples;
   bool same = same_pipeline(row->policy_pipeline, base);
-  const char *pipe[2] = {row->policy_pipeline, base};
-  double ms[2][MAX_SAMPLES];
-  int n[2] = {0, 0};
-  int64_t text[2] = {-1, -1};
-  bool failed[2] = {false, false};
   mqss_measure_options o = s->measure;
   o.compile_only = 1;
   o.check_reference = 0;
   o.code_size = 1;
   o.warmup = 0;
-  o.repeat = 1;
-  for (int i = 0; i < 2 * k; i++) {
-    int side = (i + 1) / 2 % 2; // 0 1 1 0 0 1 1 0 ...
-    if ((same && side == 1) || failed[side])
-      continue;
-    o.pipeline = eval_pipeline_empty(pipe[side]) ? "" : pipe[side];
-    mqss_measure_result r;
-    mqss_status st = mqss_measure(m, &o, &r);
-    if (st != MQSS_OK)
-      return st;
-    if (r.status != MQSS_MEASURE_OK) {
-      failed[side] = true;
+  o.repeat = s->compile_samples < 1 ? 1 : s->compile_samples;
+  o.pipeline = eval_pipeline_empty(row->policy_pipeline) ? ""
+                                                         : row->policy_pipeline;
+  mqss_measure_vs_result vs;
+  mqss_status st = mqss_measure_vs(m, &o, same ? o.pipeline
+                                   : eval_pipeline_empty(base) ? "" : base,
+                                   &vs);
+  if (st != MQSS_OK)
+    return st;
+  if (same)
+    vs.b = vs.a;
+  const mqss_measure_result *side[2] = {&vs.a, &vs.b};
+  double ms[2] = {0, 0};
+  int64_t text[2] = {-1, -1};
+  for (int k = 0; k < 2; k++) {
+    if (side[k]->status != MQSS_MEASURE_OK) {
       note(row, "compile-only measurement failed (%s): compile time and size "
-           "unknown", mqss_measure_status_name(r.status));
+           "unknown", mqss_measure_status_name(side[k]->status));
       continue;
     }
-    ms[side][n[side]++] = r.compile_ms;
-    text[side] = r.text_bytes;
+    ms[k] = side[k]->compile_ms;
+    text[k] = side[k]->text_bytes;
   }
-  if (same) {
-    failed[1] = failed[0];
-    text[1] = text[0];
-    n[1] = n[0];
-    memcpy(ms[1], ms[0], sizeof ms[0]);
-  }
-  row->compile_ms_policy = failed[0] ? 0 : median_of(ms[0], n[0]);
-  row->compile_ms_base = failed[1] ? 0 : median_of(ms[1], n[1]);
-  row->compile_ratio = row->compile_ms_policy > 0 && row->compile_ms_base > 0
-                           ? row->compile_ms_policy / row->compile_ms_base
-                           : 0;
+  row->compile_ms_policy = ms[0];
+  row->compile_ms_base = ms[1];
+  row->compile_ratio = ms[0] > 0 && ms[1] > 0 ? ms[0] / ms[1] : 0;
   row->text_policy = text[0];
   row->text_base = text[1];
   row->size_ratio = text[0] > 0 && text[1] > 0 ? (double)text[0] / (double)text[1]

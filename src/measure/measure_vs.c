@@ -93,6 +93,49 @@ static void relower_times(const measure_job *j, vs_progress *p,
     }
 }
 
+// compile_only: o->repeat compiles (pipeline, finisher, JIT) of each side
+// in this one child, in the order A B B A A B ..., after one untimed JIT of
+// the reference, so that no side pays the child's first one. Each side's
+// figures are those of its fastest compile, its code size from it: one
+// compile in a fresh sandbox child varies by 10-20% here (CV) and the noise
+// only adds time, while compiles in one warm process vary by about 7%
+// (bench/compile_spread.py, docs/MEASURE.md). No object cache: every
+// sample runs LLVM. Both sides are sampled even when they lower to the same
+// code: their pipelines may still cost differently.
+static void vs_compile(const measure_job *j, vs_progress *p,
+                       const char *const pipe[2],
+                       mqss_measure_result *const side[2]) {
+  mqss_measure_options o = *j->o;
+  o.no_cache = 1;
+  warm_jit(j->m, &o, j->e);
+  bool failed[2] = {false, false};
+  int got[2] = {0, 0};
+  for (int i = 0; i < 2 * o.repeat; i++) {
+    int s = (i + 1) / 2 % 2; // 0 1 1 0 0 1 1 0 ...
+    if (failed[s])
+      continue;
+    p->side = VS_A + s;
+    compiled c = {0};
+    mqss_measure_result r;
+    measure_result_init(&r, j->e->name);
+    if (!compile_variant(j->m, pipe[s], &o, j->e, 0, &c, &r)) {
+      failed[s] = true;
+      *side[s] = r;
+    } else {
+      if (o.code_size) {
+        child_report_stage(STAGE_CODE_SIZE);
+        r.text_bytes = text_bytes(&c);
+      }
+      r.status = MQSS_MEASURE_OK;
+      if (got[s]++ == 0 || r.compile_ms < side[s]->compile_ms)
+        *side[s] = r;
+    }
+    compiled_free(&c);
+    p->done[s] = *side[s];
+    p->checked[s] = 1;
+  }
+}
+
 static void vs_child(void *user, void *reply, size_t size) {
   (void)size;
   const vs_job *vj = user;
@@ -117,6 +160,11 @@ static void vs_child(void *user, void *reply, size_t size) {
   if (!sched_ok)
     goto done;
   jj.m = scheduled ? scheduled : jj.m;
+  child_keep_fd(j->ref_fd);
+  if (j->o->compile_only) {
+    vs_compile(j, p, pipe, side);
+    goto done;
+  }
   if (!call_args_init(&a, j->e, j->o->seed)) {
     for (int s = 0; s < 2; s++) {
       side[s]->status = MQSS_MEASURE_OUT_OF_MEMORY;
@@ -128,7 +176,6 @@ static void vs_child(void *user, void *reply, size_t size) {
   // Everything is compiled before the first run, which confines the child:
   // the reference, then A, then B. A death while compiling B leaves A
   // unchecked; the parent then measures A alone.
-  child_keep_fd(j->ref_fd);
   bool fresh_ref = j->o->check_reference && !j->ref;
   if (fresh_ref) {
     mqss_measure_result rr;

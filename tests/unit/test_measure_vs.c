@@ -1,7 +1,8 @@
 // Unit tests of the paired comparison mqss_measure_vs(): both sides carry
 // their own text_bytes, the ratio comes with its Hodges-Lehmann interval,
 // and a side whose work kills the shared child gets the death while the
-// other side keeps (or gets) a result of its own, never a copy.
+// other side keeps (or gets) a result of its own, never a copy; with
+// compile_only each side is compiled several times and keeps its fastest.
 // measure.h first: cmocka's fail() macro would clash with internal.h's fail().
 #include "measure/measure.h"
 
@@ -126,6 +127,41 @@ static void test_vs_one_side_unparsable(void **state) {
   mqss_module_destroy(m);
 }
 
+// compile_only: each side compiled `repeat` times in the child, its fastest
+// kept with its code size; nothing runs. A side that kills the child gets
+// the death; the other keeps the compiles it had.
+static void test_vs_compile_only(void **state) {
+  mqss_module *m = parse_path(*state, INPUTS "measure_add.mlir");
+  mqss_measure_options o = quick(4);
+  o.compile_only = 1;
+  o.check_reference = 0;
+  o.pipeline = "func.func(convert-linalg-to-affine-loops)";
+  mqss_measure_vs_result v;
+  assert_int_equal(mqss_measure_vs(m, &o, "canonicalize", &v), MQSS_OK);
+  const mqss_measure_result *side[2] = {&v.a, &v.b};
+  for (int k = 0; k < 2; k++) {
+    assert_int_equal(side[k]->status, MQSS_MEASURE_OK);
+    assert_true(side[k]->text_bytes > 0);
+    assert_true(side[k]->llvm_ms > 0);
+    assert_float_equal(side[k]->compile_ms,
+                       side[k]->pipeline_ms + side[k]->finish_ms +
+                           side[k]->llvm_ms, 1e-9);
+    assert_int_equal(side[k]->runs, 0);
+  }
+  assert_true(v.a.lowered_hash != v.b.lowered_hash);
+  assert_int_equal(v.pairs, 0);
+  assert_true(v.ratio_hl == 0);
+  mqss_module_destroy(m);
+  m = parse_path(*state, CRASHING_MODULE);
+  o.pipeline = "func.func(canonicalize)";
+  assert_int_equal(mqss_measure_vs(m, &o, CRASHING_PIPELINE, &v), MQSS_OK);
+  assert_crashed(&v.b);
+  assert_int_equal(v.a.status, MQSS_MEASURE_OK);
+  assert_true(v.a.compile_ms > 0);
+  assert_true(v.a.text_bytes > 0);
+  mqss_module_destroy(m);
+}
+
 int main(void) {
 #define T(name) cmocka_unit_test_setup_teardown(name, session_setup, session_teardown)
   const struct CMUnitTest tests[] = {
@@ -133,6 +169,7 @@ int main(void) {
       T(test_vs_b_dies),
       T(test_vs_a_dies),
       T(test_vs_one_side_unparsable),
+      T(test_vs_compile_only),
   };
 #undef T
   return cmocka_run_group_tests(tests, NULL, NULL);
