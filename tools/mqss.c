@@ -395,14 +395,15 @@ static const cli_command commands[] = {
     {"quantize", "write an int8 copy of a policy (about 4x smaller)",
      "usage: mqss quantize IN.safetensors OUT.safetensors\n"
      "\n"
-     "Writes OUT with every weight matrix of IN as int8, symmetric per output\n"
-     "row (w = q * scale, one f32 scale per row, q in [-127, 127]); biases,\n"
-     "log-stds and activations stay f32, and the metadata's weight_dtype says\n"
-     "int8. select, compile, explain and eval load either kind: an int8\n"
-     "policy decides from its int8 weights (dequantised on load). IN must\n"
-     "hold f32 weights. Reads OUT back and prints its size and the largest\n"
-     "change of a weight. See docs/POLICY_FORMAT.md; bench/int8.sh compares\n"
-     "the decisions with the f32 policy's.\n",
+     "Writes OUT with every weight matrix of IN as int8, symmetric in blocks\n"
+     "of 32 columns of a row (w = q * scale, one f32 scale per block, q in\n"
+     "[-127, 127]); biases, log-stds and activations stay f32, and the\n"
+     "metadata's weight_dtype says int8. select, compile, explain and eval\n"
+     "load either kind: an int8 policy decides from its int8 weights\n"
+     "(dequantised on load). IN must hold f32 weights of one network (not an\n"
+     "ensemble). Reads OUT back and prints its size and the largest change\n"
+     "of a weight. See docs/POLICY_FORMAT.md; bench/int8.sh compares the\n"
+     "decisions with the f32 policy's.\n",
      cmd_quantize},
     {"ensemble", "join 2 to 8 policies into one that averages their choices",
      "usage: mqss ensemble OUT.safetensors IN1.safetensors IN2.safetensors "

@@ -97,7 +97,7 @@ static void relower_times(const measure_job *j, vs_progress *p,
 // in this one child, in the order A B B A A B ..., after one untimed JIT of
 // the reference, so that no side pays the child's first one. Each side's
 // figures are those of its fastest compile, its code size from it: one
-// compile in a fresh sandbox child varies by 10-20% here (CV) and the noise
+// compile in a fresh sandbox child varies by 3-20% here (CV) and the noise
 // only adds time, while compiles in one warm process vary by about 7%
 // (bench/compile_spread.py, docs/MEASURE.md). No object cache: every
 // sample runs LLVM. Both sides are sampled even when they lower to the same
