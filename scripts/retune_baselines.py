@@ -12,8 +12,11 @@ For each corpus family in the train split:
   3. the family's pipeline is the candidate with the largest geometric-mean
      Hodges-Lehmann speedup above 1 + MIN_GAIN that is confirmed on every
      module (each module's paired 95% interval lies above 1), unless the
-     current entry (still passing its checks) measures at least as fast:
-     then the current entry stands; else the reference (""). The table also
+     current entry (still passing its checks) measures at least as fast, or
+     the candidate does not beat it head to head (`--vs` the current entry
+     on each module: geomean above 1 + MIN_GAIN, no module confirmed
+     slower; identical lowered code is a tie): then the current entry
+     stands; else the reference (""). The table also
      gives the t interval over the modules' log speedups (how much the gain
      varies from module to module; one module: its own interval) and the
      lowest per-module bound.
@@ -167,6 +170,18 @@ def measure(path, pipeline):
     return (r["hl"], r["lo"], r["hi"]) if r else None
 
 
+def head_to_head(path, challenger, current):
+    """(hl, lo, hi) of time(current) / time(challenger), (1, 1, 1) when they
+    lower to identical code, None when a side is not OK."""
+    j = run_json(["measure", path, "--pipeline", challenger, "--vs", current,
+                  "--repeat", str(PAIRS), "--warmup", "1", "--no-code-size",
+                  "--timeout", TIMEOUT_MS])
+    if not j or any(j.get(side, {}).get("status") != "ok" for side in ("a", "b")):
+        return None
+    r = j.get("ratio_b_over_a")
+    return (r["hl"], r["lo"], r["hi"]) if r else None
+
+
 def summary(results):
     """Geomean speedup and its 95% interval over the modules."""
     logs = [math.log(r[0]) for r in results]
@@ -225,6 +240,22 @@ def main():
                 best = (c, g, lo, hi, low)
         if cur and best[0] != current.get(fam, "") and best[1] <= cur[0]:
             best = (current[fam], *cur) # never weaken: the current entry stands
+        elif cur and best[0] != current.get(fam, ""):
+            # Separate comparisons with the reference differ by their noise:
+            # a challenger replaces the entry only when it beats it head to
+            # head (geomean over the modules above 1 + MIN_GAIN, no module
+            # confirmed slower); code that lowers identically never does.
+            h2h = [remembered(done, f"h2h\t{p}\t{best[0]}\t{current[fam]}\t{PAIRS}",
+                              lambda: head_to_head(p, best[0], current[fam]))
+                   for p in paths]
+            ok = all(r is not None for r in h2h)
+            g2 = summary(h2h)[0] if ok else 0
+            print(f"  {fam}: head to head with the current entry: "
+                  + (f"{g2:.3f}x, per module " + ", ".join(
+                      f"{r[0]:.3f}x [{r[1]:.3f}, {r[2]:.3f}]" for r in h2h)
+                     if ok else "a side failed"))
+            if not ok or g2 <= 1 + MIN_GAIN or any(r[2] < 1 for r in h2h):
+                best = (current[fam], *cur)
         chosen[fam] = best[0]
         cur_text = "reference" if not current.get(fam) else (
             f"{cur[0]:.2f}x [{cur[1]:.2f}, {cur[2]:.2f}]" if cur else "failed")
