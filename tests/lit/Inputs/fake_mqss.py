@@ -2,7 +2,9 @@
 # Stands in for mqss in retune_resume.test: appends each call to $FAKE_LOG
 # and answers `search` and `measure` with fixed JSON (greedy finds a
 # schedule it writes to $MQSS_SCHEDULE_DIR, random "cse"; measured speedups
-# depend on the pipeline). With $FAKE_KILL set it kills itself (SIGKILL).
+# depend on the pipeline; with $FAKE_TIE, a comparison with another pipeline
+# than the reference is a tie, as identical code is). With $FAKE_KILL set it
+# kills itself (SIGKILL).
 import json
 import os
 import signal
@@ -24,5 +26,7 @@ if args[0] == "search":
 elif args[0] == "measure":
     pipe = args[args.index("--pipeline") + 1]
     hl = 1.5 if SCHEDULE in pipe else {"cse": 1.2}.get(pipe, 1.1)
+    if os.environ.get("FAKE_TIE") and args[args.index("--vs") + 1]:
+        hl = 1.0
     print(json.dumps({"a": {"status": "ok"}, "b": {"status": "ok"},
                       "ratio_b_over_a": {"hl": hl, "lo": hl - 0.05, "hi": hl + 0.05}}))
