@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of fuzz_safetensors: tiny valid policy files
-(docs/POLICY_FORMAT.md) of each architecture and weight dtype.
+(docs/POLICY_FORMAT.md) of each architecture and weight dtype, and a
+two-network ensemble.
 
 Usage: fuzz/make_policy_seeds.py fuzz/corpus/safetensors
 """
@@ -32,9 +33,12 @@ def tensors(arch, S, F, G, H, A, P):
     return t
 
 
-def policy(arch, dtype, counts, S=3, F=2, G=2, H=2):
+def policy(arch, dtype, counts, S=3, F=2, G=2, H=2, members=1):
     A, P = len(counts), sum(counts)
-    ts = tensors(arch, S, F, G, H, A, P)
+    one = tensors(arch, S, F, G, H, A, P)
+    # an ensemble (f32): every member's tensors, the second's as member1.NAME
+    ts = [(("member%d." % j if j else "") + name, shape)
+          for j in range(members) for name, shape in one]
     entries = []  # (name, dtype, shape, bytes)
     for name, shape in ts:
         n = 1
@@ -68,6 +72,8 @@ def policy(arch, dtype, counts, S=3, F=2, G=2, H=2):
         "train_commit": "none", "train_steps": "0", "train_date": "1970-01-01",
         "weight_dtype": dtype,
     }
+    if members > 1:
+        header["__metadata__"]["members"] = str(members)
     js = json.dumps(header, separators=(",", ":")).encode()
     js += b" " * ((8 - len(js) % 8) % 8)
     return struct.pack("<Q", len(js)) + js + data
@@ -81,6 +87,7 @@ def main():
         "mlp_int8": policy("mlp", "int8", [1]),
         "gnn_f32": policy("gnn", "f32", [0, 2]),
         "gnn_int8_noparams": policy("gnn", "int8", [0]),
+        "mlp_f32_ensemble2": policy("mlp", "f32", [1], members=2),
     }
     for name, blob in seeds.items():
         with open(os.path.join(out, name + ".safetensors"), "wb") as f:
