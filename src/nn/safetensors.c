@@ -188,16 +188,19 @@ static int span_cmp(const void *a, const void *b) {
 static nn_status unexpected(const char *tname, const nn_model *m, nn_dtype dt,
                             int members, const char *name, char *err,
                             size_t errlen) {
-  nn_file_entry other[NN_FILE_MAX_ENTRIES];
+  nn_file_entry *other = malloc(sizeof *other * NN_FILE_MAX_ENTRIES);
   nn_dtype od = dt == NN_DTYPE_INT8 ? NN_DTYPE_F32 : NN_DTYPE_INT8;
-  int n = nn_file_layout(m, od, members, other);
-  for (int i = 0; i < n; i++)
-    if (strcmp(other[i].name, tname) == 0)
-      return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
-                    "tensor '%s' belongs to %s weights but the metadata says "
-                    "weight_dtype %s; the dtype flag does not match the "
-                    "data, write the file again (mqss quantize for int8)",
-                    tname, nn_dtype_name(od), nn_dtype_name(dt));
+  int n = other ? nn_file_layout(m, od, members, other) : 0;
+  bool flag = false; // a tensor of the other dtype
+  for (int i = 0; i < n && !flag; i++)
+    flag = strcmp(other[i].name, tname) == 0;
+  free(other);
+  if (flag)
+    return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
+                     "tensor '%s' belongs to %s weights but the metadata says "
+                     "weight_dtype %s; the dtype flag does not match the "
+                     "data, write the file again (mqss quantize for int8)",
+                     tname, nn_dtype_name(od), nn_dtype_name(dt));
   return nn_seterr(err, errlen, NN_ERR_FORMAT, name,
                 "unexpected tensor '%s' for %d %s network%s", tname, members,
                 nn_arch_name(m->cfg.arch), members > 1 ? "s" : "");
@@ -538,6 +541,8 @@ nn_status nn_policy_parse_members(const uint8_t *buf, size_t len,
   nn_status st = NN_OK;
   nn_model *ms[NN_MAX_MEMBERS] = {0};
   int k = 0; // networks in the file
+  nn_file_entry *ents = NULL;
+  span *spans = NULL;
   nn_file_meta fm;
   uint64_t checksum = 0;
   const cJSON *md = cJSON_GetObjectItemCaseSensitive(root, "__metadata__");
@@ -598,9 +603,13 @@ nn_status nn_policy_parse_members(const uint8_t *buf, size_t len,
                      "the architecture in the metadata is invalid");
       goto done;
     }
-  nn_file_entry ents[NN_FILE_MAX_ENTRIES];
+  // an ensemble's layout is too large for a thread's stack
+  if (!(ents = malloc(sizeof *ents * NN_FILE_MAX_ENTRIES)) ||
+      !(spans = malloc(sizeof *spans * NN_FILE_MAX_ENTRIES))) {
+    st = nn_seterr(err, errlen, NN_ERR_NOMEM, name, "out of memory");
+    goto done;
+  }
   int n_ents = nn_file_layout(ms[0], fm.weight_dtype, k, ents);
-  span spans[NN_FILE_MAX_ENTRIES];
   if ((st = check_tensors(root, ms[0], k, fm.weight_dtype, ents, n_ents, dlen,
                           spans, name, err, errlen)) != NN_OK)
     goto done;
@@ -619,6 +628,8 @@ nn_status nn_policy_parse_members(const uint8_t *buf, size_t len,
     *meta = fm;
 done:
   cJSON_Delete(root);
+  free(ents);
+  free(spans);
   for (int j = 0; j < k; j++) {
     if (st != NN_OK)
       nn_model_destroy(ms[j]);
