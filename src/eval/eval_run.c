@@ -85,7 +85,7 @@ static void note(eval_row *row, const char *fmt, const char *arg) {
 // side to machine code once, and that one LLVM sample moved a row's ratio
 // from +12% to +74% between identical runs; the median of three compiles in
 // fresh children, each its own, still spread a row's ratio over +-25%. The
-// same pipeline on both sides is measured once (ratio exactly 1). A side
+// same pipeline on both sides is compiled for one side (ratio exactly 1). A side
 // whose compile fails leaves its figures unknown (0, size -1).
 static mqss_status compile_cost(mqss_module *m, const eval_settings *s,
                                 eval_row *row, const char *base) {
@@ -104,8 +104,6 @@ static mqss_status compile_cost(mqss_module *m, const eval_settings *s,
                                    &vs);
   if (st != MQSS_OK)
     return st;
-  if (same)
-    vs.b = vs.a;
   const mqss_measure_result *side[2] = {&vs.a, &vs.b};
   double ms[2] = {0, 0};
   int64_t text[2] = {-1, -1};

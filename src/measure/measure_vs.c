@@ -101,18 +101,20 @@ static void relower_times(const measure_job *j, vs_progress *p,
 // only adds time, while compiles in one warm process vary by about 7%
 // (bench/compile_spread.py, docs/MEASURE.md). No object cache: every
 // sample runs LLVM. Both sides are sampled even when they lower to the same
-// code: their pipelines may still cost differently.
+// code (their pipelines may still cost differently); the same pipeline text
+// on both sides is compiled for A alone, and B gets A's figures.
 static void vs_compile(const measure_job *j, vs_progress *p,
                        const char *const pipe[2],
                        mqss_measure_result *const side[2]) {
   mqss_measure_options o = *j->o;
   o.no_cache = 1;
   warm_jit(j->m, &o, j->e);
+  bool same = strcmp(pipe[0], pipe[1]) == 0;
   bool failed[2] = {false, false};
   int got[2] = {0, 0};
   for (int i = 0; i < 2 * o.repeat; i++) {
     int s = (i + 1) / 2 % 2; // 0 1 1 0 0 1 1 0 ...
-    if (failed[s])
+    if (failed[s] || (same && s == 1))
       continue;
     p->side = VS_A + s;
     compiled c = {0};
@@ -134,6 +136,8 @@ static void vs_compile(const measure_job *j, vs_progress *p,
     p->done[s] = *side[s];
     p->checked[s] = 1;
   }
+  if (same)
+    *side[1] = *side[0];
 }
 
 static void vs_child(void *user, void *reply, size_t size) {

@@ -151,6 +151,11 @@ static void test_vs_compile_only(void **state) {
   assert_true(v.a.lowered_hash != v.b.lowered_hash);
   assert_int_equal(v.pairs, 0);
   assert_true(v.ratio_hl == 0);
+  // the same text on both sides: B gets A's figures (ratio exactly 1)
+  assert_int_equal(mqss_measure_vs(m, &o, o.pipeline, &v), MQSS_OK);
+  assert_int_equal(v.b.status, MQSS_MEASURE_OK);
+  assert_true(v.a.compile_ms > 0 && v.b.compile_ms == v.a.compile_ms);
+  assert_int_equal(v.b.text_bytes, v.a.text_bytes);
   mqss_module_destroy(m);
   m = parse_path(*state, CRASHING_MODULE);
   o.pipeline = "func.func(canonicalize)";

@@ -271,6 +271,24 @@ typedef void (*edit_fn)(cJSON *root, uint8_t *data, size_t dlen);
 
 static void set_md(cJSON *root, const char *key, const char *val);
 
+// The file buf (len bytes) with its header replaced by root, re-padded;
+// *out_len receives the new length.
+static uint8_t *rebuilt(const cJSON *root, const uint8_t *buf, size_t len,
+                        size_t *out_len) {
+  uint64_t hlen = u64le(buf);
+  char *json = cJSON_PrintUnformatted(root);
+  size_t jl = strlen(json), pad = (jl + 7) / 8 * 8, dlen = len - 8 - hlen;
+  uint8_t *out = malloc(8 + pad + dlen);
+  for (int i = 0; i < 8; i++)
+    out[i] = (uint8_t)((uint64_t)pad >> (8 * i));
+  memcpy(out + 8, json, jl);
+  memset(out + 8 + jl, ' ', pad - jl);
+  memcpy(out + 8 + pad, buf + 8 + hlen, dlen);
+  free(json);
+  *out_len = 8 + pad + dlen;
+  return out;
+}
+
 // Serialises a model in weight dtype dt, lets `edit` (may be NULL) change
 // its data and re-stamps the checksum, lets `mutate` edit the parsed header,
 // and rebuilds the file around the data (re-padding the header).
@@ -292,18 +310,11 @@ static nn_status mutated_file(nn_dtype dt, mutate_fn mutate, edit_fn edit,
     set_md(root, "data_checksum", hex);
   }
   mutate(root);
-  char *json = cJSON_PrintUnformatted(root);
-  size_t jl = strlen(json), pad = (jl + 7) / 8 * 8, dlen = len - 8 - hlen;
-  uint8_t *out = malloc(8 + pad + dlen);
-  for (int i = 0; i < 8; i++)
-    out[i] = (uint8_t)((uint64_t)pad >> (8 * i));
-  memcpy(out + 8, json, jl);
-  memset(out + 8 + jl, ' ', pad - jl);
-  memcpy(out + 8 + pad, buf + 8 + hlen, dlen);
-  nn_status st = parse(out, 8 + pad + dlen, c, err);
+  size_t olen;
+  uint8_t *out = rebuilt(root, buf, len, &olen);
+  nn_status st = parse(out, olen, c, err);
   printf("  -> %s\n", err[0] ? err : "ok");
   free(out);
-  free(json);
   cJSON_Delete(root);
   free(buf);
   nn_model_destroy(m);
@@ -723,22 +734,15 @@ static void test_ensemble_refused(void **state) {
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     cJSON *root = cJSON_ParseWithLength((const char *)buf + 8, hlen);
     set_md(root, "members", bad[i]);
-    char *json = cJSON_PrintUnformatted(root);
-    size_t jl = strlen(json), pad = (jl + 7) / 8 * 8, dlen = len - 8 - hlen;
-    uint8_t *p = malloc(8 + pad + dlen);
-    for (int b = 0; b < 8; b++)
-      p[b] = (uint8_t)((uint64_t)pad >> (8 * b));
-    memcpy(p + 8, json, jl);
-    memset(p + 8 + jl, ' ', pad - jl);
-    memcpy(p + 8 + pad, buf + 8 + hlen, dlen);
+    size_t plen;
+    uint8_t *p = rebuilt(root, buf, len, &plen);
     nn_model *o[NN_MAX_MEMBERS];
-    nn_status st = nn_policy_parse_members(p, 8 + pad + dlen, "t.safetensors",
-                                           &CHECK, o, NN_MAX_MEMBERS, &k, NULL,
-                                           err, sizeof err);
+    nn_status st = nn_policy_parse_members(p, plen, "t.safetensors", &CHECK, o,
+                                           NN_MAX_MEMBERS, &k, NULL, err,
+                                           sizeof err);
     printf("  members=%s -> %s\n", bad[i], err);
     assert_true(st == NN_ERR_FORMAT || st == NN_ERR_TRUNCATED);
     free(p);
-    free(json);
     cJSON_Delete(root);
   }
   for (int j = 0; j < 3; j++)
