@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes the seed corpus of fuzz_safetensors: tiny valid policy files
-(docs/POLICY_FORMAT.md) of each architecture and weight dtype, and a
+(docs/POLICY_FORMAT.md) of each architecture and weight dtype (an int8
+file whose first layer has two blocks of columns among them), and a
 two-network ensemble.
 
 Usage: fuzz/make_policy_seeds.py fuzz/corpus/safetensors
@@ -45,9 +46,11 @@ def policy(arch, dtype, counts, S=3, F=2, G=2, H=2, members=1):
         for d in shape:
             n *= d
         if dtype == "int8" and len(shape) == 2:
-            scales = [0.01 * (r + 1) for r in range(shape[0])]
-            entries.append((name + ".scale", "F32", [shape[0]],
-                            struct.pack("<%df" % shape[0], *scales)))
+            # one scale per block of 32 columns of a row: shape (R, B)
+            rows, blocks = shape[0], (shape[1] + 31) // 32
+            scales = [0.01 * (i + 1) for i in range(rows * blocks)]
+            entries.append((name + ".scale", "F32", [rows, blocks],
+                            struct.pack("<%df" % len(scales), *scales)))
         else:
             vals = [((i * 7) % 11 - 5) / 10.0 for i in range(n)]
             entries.append((name, "F32", shape, struct.pack("<%df" % n, *vals)))
@@ -85,6 +88,7 @@ def main():
     seeds = {
         "mlp_f32": policy("mlp", "f32", [1]),
         "mlp_int8": policy("mlp", "int8", [1]),
+        "mlp_int8_blocks2": policy("mlp", "int8", [1], S=40),
         "gnn_f32": policy("gnn", "f32", [0, 2]),
         "gnn_int8_noparams": policy("gnn", "int8", [0]),
         "mlp_f32_ensemble2": policy("mlp", "f32", [1], members=2),
