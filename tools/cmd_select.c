@@ -7,6 +7,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,6 +129,25 @@ void policy_cli_print_notes(const mqss_selection *sel) {
 // ----------------------------------------------------------------------------
 // output
 
+// The policy's odds at step i (mqss_selection_odds) as "p" and
+// "alternatives" of `obj`, to four decimals; nothing without a record.
+static void add_odds(cJSON *obj, const mqss_catalog *c,
+                     const mqss_selection *sel, int i) {
+  float p, probs[MQSS_SELECTION_ALTS];
+  int acts[MQSS_SELECTION_ALTS];
+  int n = mqss_selection_odds(sel, i, MQSS_SELECTION_ALTS, &p, acts, probs);
+  if (n < 0)
+    return;
+  cJSON_AddNumberToObject(obj, "p", round(p * 1e4) / 1e4);
+  cJSON *alts = cJSON_AddArrayToObject(obj, "alternatives");
+  for (int k = 0; k < n; k++) {
+    cJSON *x = cJSON_CreateObject();
+    cJSON_AddStringToObject(x, "action", mqss_catalog_action(c, acts[k])->name);
+    cJSON_AddNumberToObject(x, "p", round(probs[k] * 1e4) / 1e4);
+    cJSON_AddItemToArray(alts, x);
+  }
+}
+
 static void print_json(const mqss_policy *p, const mqss_selection *sel) {
   const mqss_catalog *c = mqss_policy_catalog(p);
   cJSON *j = cJSON_CreateObject();
@@ -157,7 +177,12 @@ static void print_json(const mqss_policy *p, const mqss_selection *sel) {
       else
         cJSON_AddNumberToObject(params, pp->name, (double)v);
     }
+    add_odds(st, c, sel, i);
     cJSON_AddItemToArray(steps, st);
+  }
+  if (mqss_selection_stopped(sel)) {
+    cJSON *st = cJSON_AddObjectToObject(j, "stop");
+    add_odds(st, c, sel, mqss_selection_count(sel));
   }
   char *text = cJSON_Print(j);
   if (text)

@@ -1187,6 +1187,23 @@ const char *mqss_selection_notes(const mqss_selection *selection);
 /// policy had neither chosen STOP nor reached max_steps when it ran out.
 int mqss_selection_budget_hit(const mqss_selection *selection);
 
+/// Most alternatives mqss_selection_odds() keeps per step.
+#define MQSS_SELECTION_ALTS 4
+
+/// How sure the policy was of step `i` (0 <= i < count), or of its final
+/// STOP (i == count, when mqss_selection_stopped()): stores the probability
+/// of the action it took in `*p` and up to `k` (at most MQSS_SELECTION_ALTS)
+/// of the actions it ranked next, most likely first, in `actions` (catalog
+/// indices, STOP included) and `probs`; returns how many it stored. The
+/// probabilities are the policy's distribution (an ensemble's combined one)
+/// over the actions allowed when the step was chosen, after any that were
+/// refused at that step. Returns -1 when the step has no such record: a
+/// repeat of the decision before it on a further op (the per-op rule), a
+/// selection built by mqss_selection_create() or kept by the guard, or `i`
+/// out of range. `actions` and `probs` may be NULL when `k` is 0.
+int mqss_selection_odds(const mqss_selection *selection, int i, int k,
+                        float *p, int *actions, float *probs);
+
 /// Options of the guard. Initialise with mqss_guard_options_init(); strings
 /// are borrowed for the call.
 typedef struct {

@@ -16,11 +16,17 @@
 enum { MAX_ATTEMPTS = 5 }; // one selection plus 4 retries after crashes
 
 typedef struct {
+  mqss_decision d; // target NULL
+  selection_odds odds;
+} kept;
+
+typedef struct {
   int rc;
   int n, stopped, budget_hit;
   double pass_ms;
+  selection_odds stop_odds;
   char message[1024];
-  mqss_decision d[]; // kept decisions, repeats included, targets NULL
+  kept k[]; // kept decisions, repeats included
 } reply;
 
 typedef struct {
@@ -43,13 +49,14 @@ static void child(void *user, void *out, size_t size) {
              mqss_errmsg(mqss_module_session(j->module)));
     return;
   }
-  size_t room = (size - sizeof *r) / sizeof r->d[0];
+  size_t room = (size - sizeof *r) / sizeof r->k[0];
   r->n = sel->n < (int)room ? sel->n : (int)room;
   r->stopped = sel->stopped;
   r->budget_hit = sel->budget_hit;
   r->pass_ms = sel->pass_ms;
-  if (r->n > 0) // sel->d is NULL for an empty selection
-    memcpy(r->d, sel->d, sizeof r->d[0] * (size_t)r->n);
+  r->stop_odds = sel->stop_odds;
+  for (int i = 0; i < r->n; i++)
+    r->k[i] = (kept){sel->d[i], sel->odds[i]};
   mqss_selection_destroy(sel);
 }
 
@@ -84,7 +91,7 @@ mqss_status select_isolated(const mqss_policy *p, const mqss_module *module,
   mqss_session *s = mqss_module_session(module);
   int max_steps = opts->max_steps > 0 ? opts->max_steps : p->episode_steps;
   // every step kept, each with all its repeats (repeat.c)
-  size_t size = sizeof(reply) + sizeof(mqss_decision) * (size_t)max_steps *
+  size_t size = sizeof(reply) + sizeof(kept) * (size_t)max_steps *
                                     (1 + DECISION_MAX_REPEATS);
   reply *r = calloc(1, size);
   if (!r)
@@ -114,12 +121,20 @@ mqss_status select_isolated(const mqss_policy *p, const mqss_module *module,
         rc = fail(s, (mqss_status)r->rc, "%s", r->message);
         break;
       }
-      mqss_selection *sel = NULL;
-      rc = mqss_selection_create(p->catalog, r->d, r->n, &sel);
-      if (rc != MQSS_OK) {
-        rc = fail(s, rc, "select: cannot rebuild the selection");
+      mqss_selection *sel = selection_new(p->catalog);
+      for (int i = 0; sel && i < r->n; i++) {
+        if (selection_push(sel, &r->k[i].d) != MQSS_OK) {
+          mqss_selection_destroy(sel);
+          sel = NULL;
+        } else {
+          sel->odds[i] = r->k[i].odds;
+        }
+      }
+      if (!sel) {
+        rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
         break;
       }
+      sel->stop_odds = r->stop_odds;
       sel->stopped = r->stopped;
       sel->budget_hit = r->budget_hit;
       sel->pass_ms = r->pass_ms;

@@ -75,10 +75,20 @@ void policy_combine(const mqss_policy *p, policy_scratch *sc);
 // ----------------------------------------------------------------------------
 // selections (selection.c)
 
+// The policy's odds at one step (mqss_selection_odds): p < 0 = no record.
+typedef struct {
+  float p;                            // the action taken
+  int n_alt;
+  int alt[MQSS_SELECTION_ALTS];       // the next most likely, catalog indices
+  float alt_p[MQSS_SELECTION_ALTS];
+} selection_odds;
+
 struct mqss_selection {
   const mqss_catalog *catalog; // borrowed
   int n, cap;
   mqss_decision *d;       // (n) decisions, targets NULL
+  selection_odds *odds;   // (n) the policy's odds at each; none for repeats
+  selection_odds stop_odds; // the final STOP's, when stopped
   char **step;            // (n) anchored pipelines, owned
   char *pipeline;         // "builtin.module(...)", owned
   int stopped;
@@ -87,7 +97,8 @@ struct mqss_selection {
   int budget_hit;         // the time budget ended the selection
 };
 
-// Appends a decision; recomputes the pipeline text. Returns MQSS_OK or NOMEM.
+// Appends a decision (with no odds); recomputes the pipeline text. Returns
+// MQSS_OK or NOMEM.
 mqss_status selection_push(mqss_selection *s, const mqss_decision *d);
 mqss_selection *selection_new(const mqss_catalog *c);
 

@@ -20,6 +20,7 @@
 #include "measure/measure.h"
 #include "policy/policy.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -95,6 +96,33 @@ static int choose(const mqss_policy *p, const mqss_module *work, const int *hist
   for (int k = k0; k < k1 && k - k0 < MQSS_MAX_PARAMS; k++)
     d->u[k - k0] = u[k];
   return d->action;
+}
+
+// The odds of the step `choose` just took from sc's distribution: the
+// probability of `action` (a catalog index) and the next most likely of the
+// allowed actions (mqss_selection_odds).
+static selection_odds odds_of(const mqss_policy *p, const policy_scratch *sc,
+                              int action) {
+  int A1 = p->nets[0]->cfg.n_actions + 1, taken = p->nn_of[action];
+  selection_odds o = {.p = expf(sc->logp[taken])};
+  for (int j = 0; j < A1; j++) {
+    if (j == taken || sc->logp[j] == -INFINITY)
+      continue;
+    float q = expf(sc->logp[j]);
+    int at = o.n_alt;
+    while (at > 0 && o.alt_p[at - 1] < q)
+      at--;
+    if (at == MQSS_SELECTION_ALTS)
+      continue;
+    int last = o.n_alt < MQSS_SELECTION_ALTS ? o.n_alt++ : o.n_alt - 1;
+    for (int t = last; t > at; t--) {
+      o.alt[t] = o.alt[t - 1];
+      o.alt_p[t] = o.alt_p[t - 1];
+    }
+    o.alt[at] = p->cat_of[j];
+    o.alt_p[at] = q;
+  }
+  return o;
 }
 
 // A module that the finisher cannot lower has no pipeline worth proposing:
@@ -202,6 +230,7 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
       same_ir = true;
       if (a == stop) {
         sel->stopped = 1;
+        sel->stop_odds = odds_of(p, &sc, a);
         break;
       }
       d.op = decision_focus(cur, p->catalog, &d); // the per-op rule
@@ -249,6 +278,8 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
       cur_hash = next_hash;
       if (selection_push(sel, &d) != MQSS_OK)
         rc = fail(s, MQSS_ERR_NOMEM, "out of memory");
+      else
+        sel->odds[sel->n - 1] = odds_of(p, &sc, a);
       trace(trace_fd, 'K', &d);
       repeat_ctx k = {sel, bad, trace_fd, false};
       repeat_hooks h = {&k, repeat_before, repeat_after};

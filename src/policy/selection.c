@@ -16,6 +16,7 @@ mqss_selection *selection_new(const mqss_catalog *c) {
   if (!s)
     return NULL;
   s->catalog = c;
+  s->stop_odds.p = -1;
   s->pipeline = strdup("builtin.module()");
   if (!s->pipeline) {
     free(s);
@@ -46,6 +47,10 @@ mqss_status selection_push(mqss_selection *s, const mqss_decision *d) {
     if (!ns)
       return MQSS_ERR_NOMEM;
     s->step = ns;
+    selection_odds *no = realloc(s->odds, sizeof *no * cap);
+    if (!no)
+      return MQSS_ERR_NOMEM;
+    s->odds = no;
     s->cap = cap;
   }
   mqss_decision dd = *d;
@@ -54,6 +59,7 @@ mqss_status selection_push(mqss_selection *s, const mqss_decision *d) {
   if (!text)
     return MQSS_ERR_NOMEM;
   s->d[s->n] = dd;
+  s->odds[s->n] = (selection_odds){.p = -1};
   s->step[s->n] = text;
   s->n++;
   strbuf sb = {0};
@@ -104,6 +110,7 @@ void mqss_selection_destroy(mqss_selection *s) {
     free(s->step[i]);
   free(s->step);
   free(s->d);
+  free(s->odds);
   free(s->pipeline);
   free(s->notes);
   free(s);
@@ -146,6 +153,22 @@ const char *mqss_selection_notes(const mqss_selection *s) {
 
 int mqss_selection_budget_hit(const mqss_selection *s) {
   return s ? s->budget_hit : 0;
+}
+
+int mqss_selection_odds(const mqss_selection *s, int i, int k, float *p,
+                        int *actions, float *probs) {
+  if (!s || i < 0 || i > s->n || k < 0 || !p || (k > 0 && (!actions || !probs)))
+    return -1;
+  const selection_odds *o = i < s->n ? &s->odds[i] : &s->stop_odds;
+  if (o->p < 0)
+    return -1;
+  *p = o->p;
+  int n = k < o->n_alt ? k : o->n_alt;
+  for (int j = 0; j < n; j++) {
+    actions[j] = o->alt[j];
+    probs[j] = o->alt_p[j];
+  }
+  return n;
 }
 
 // ----------------------------------------------------------------------------

@@ -341,6 +341,93 @@ static void test_select_options(void **state) {
   mqss_policy_destroy(p);
 }
 
+// mqss_selection_odds: a step's record is the distribution it was chosen
+// from (the first step's recomputed here), a greedy step takes the most
+// likely action, and an isolated selection reports what one in process does.
+static void check_same_odds(const mqss_selection *a, const mqss_selection *b,
+                            int i, int stop) {
+  float pa = 0, pb = 0, qa[MQSS_SELECTION_ALTS], qb[MQSS_SELECTION_ALTS];
+  int xa[MQSS_SELECTION_ALTS], xb[MQSS_SELECTION_ALTS];
+  int na = mqss_selection_odds(a, i, MQSS_SELECTION_ALTS, &pa, xa, qa);
+  assert_int_equal(mqss_selection_odds(b, i, MQSS_SELECTION_ALTS, &pb, xb, qb),
+                   na);
+  int n = mqss_selection_count(a);
+  if (i > n || (i == n && !mqss_selection_stopped(a))) {
+    assert_int_equal(na, -1);
+    return;
+  }
+  assert_true(na >= 0); // no repeats on these modules (test_select_repeats)
+  assert_true(pa > 0 && pa <= 1);
+  assert_float_equal(pa, pb, 1e-7);
+  int taken = i < n ? mqss_selection_decision(a, i)->action : stop;
+  double sum = pa;
+  for (int j = 0; j < na; j++) {
+    assert_int_equal(xa[j], xb[j]);
+    assert_float_equal(qa[j], qb[j], 1e-7);
+    assert_int_not_equal(xa[j], taken);
+    assert_true(qa[j] <= pa && (j == 0 || qa[j] <= qa[j - 1]));
+    sum += qa[j];
+  }
+  assert_true(sum <= 1 + 1e-5);
+}
+
+static void test_select_odds(void **state) {
+  (void)state;
+  const char *paths[] = {gnn_path, mlp_path, ens_path};
+  const char *files[] = {EX("matmul_tensor_f32.mlir"),
+                         EX("jacobi2d_affine_memref_f32.mlir")};
+  int recomputed = 0;
+  for (int k = 0; k < 3; k++) {
+    mqss_policy *p = load(paths[k]);
+    int stop = mqss_catalog_stop(p->catalog);
+    for (int f = 0; f < 2; f++) {
+      mqss_module *m = parse(S, files[f]);
+      mqss_select_options o;
+      mqss_select_options_init(&o);
+      mqss_selection *a = NULL, *b = NULL;
+      assert_int_equal(mqss_policy_select(p, m, &o, &a), MQSS_OK);
+      o.isolate = 1;
+      assert_int_equal(mqss_policy_select(p, m, &o, &b), MQSS_OK);
+      int n = mqss_selection_count(a);
+      assert_int_equal(mqss_selection_count(b), n);
+      for (int i = 0; i <= n + 1; i++)
+        check_same_odds(a, b, i, stop);
+      float p0 = 0;
+      assert_int_equal(mqss_selection_odds(a, 0, -1, &p0, NULL, NULL), -1);
+      assert_int_equal(mqss_selection_odds(a, 0, 1, &p0, NULL, NULL), -1);
+      // The first step's own distribution, unless an earlier try at that
+      // step was refused or changed nothing (then it is the argmax no more).
+      policy_scratch sc = {0};
+      assert_int_equal(policy_forward(p, m, NULL, 0, NULL, false, &sc),
+                       MQSS_OK);
+      int best = 0, A1 = p->nets[0]->cfg.n_actions + 1;
+      for (int j = 1; j < A1; j++)
+        if (sc.logp[j] > sc.logp[best])
+          best = j;
+      int first = n > 0 ? mqss_selection_decision(a, 0)->action : stop;
+      if (p->cat_of[best] == first) {
+        assert_true(mqss_selection_odds(a, 0, 0, &p0, NULL, NULL) == 0);
+        // (selection ran on a tagged copy: the same numbers up to rounding)
+        assert_true(fabsf(p0 - expf(sc.logp[best])) <= 1e-4f * p0);
+        recomputed++;
+      }
+      policy_scratch_free(&sc);
+      mqss_selection_destroy(a);
+      mqss_selection_destroy(b);
+      mqss_module_destroy(m);
+    }
+    mqss_policy_destroy(p);
+  }
+  assert_true(recomputed > 0);
+  // a selection built from decisions has no odds
+  mqss_decision d = {.action = 1};
+  mqss_selection *c = NULL;
+  assert_int_equal(mqss_selection_create(C, &d, 1, &c), MQSS_OK);
+  float q;
+  assert_int_equal(mqss_selection_odds(c, 0, 0, &q, NULL, NULL), -1);
+  mqss_selection_destroy(c);
+}
+
 // ----------------------------------------------------------------------------
 // explain: weight_i = x_i * d logp(a) / d x_i, checked by central differences
 
@@ -820,6 +907,7 @@ int main(void) {
       cmocka_unit_test(test_load_extended_catalog),
       cmocka_unit_test(test_select_greedy),
       cmocka_unit_test(test_select_options),
+      cmocka_unit_test(test_select_odds),
       cmocka_unit_test(test_explain),
       cmocka_unit_test(test_forward_reuse),
       cmocka_unit_test(test_ensemble),
