@@ -164,6 +164,7 @@ typedef struct {
   const char *domain; // "vision" | "nlp" | "hpc" | "irregular"
   const char *about;  // one line, for docs and --list
   family_emit_fn emit;
+  bool opt_in; // not in the default mix: generated only when --families names it
 } corpus_family;
 
 extern const corpus_family corpus_families[];
@@ -172,6 +173,7 @@ const corpus_family *corpus_family_find(const char *name);
 
 // Family emitters, by domain file.
 void fam_conv2d(gen *g);
+void fam_conv2d_layer(gen *g);
 void fam_depthwise(gen *g);
 void fam_pooling(gen *g);
 void fam_resblock(gen *g);

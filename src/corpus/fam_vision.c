@@ -71,6 +71,27 @@ void fam_conv2d(gen *g) {
 }
 
 // ----------------------------------------------------------------------------
+// conv2d_layer (opt-in): one conv layer with bias and ReLU on a small image,
+// the scale of a single hand-written kernel, which conv2d's stacks of 3-6
+// layers on images of side 32-96 do not reach
+
+void fam_conv2d_layer(gen *g) {
+  pcg32 *r = &g->rng;
+  conv_shape cs = {.n = 1, .nchw = pcg_chance(r, 1, 2), .stride = 1, .dil = 1};
+  cs.h = cs.w = pcg_pick(r, (int[]){8, 12, 16, 20, 24, 28, 32}, 7);
+  cs.c = pcg_pick(r, IN_CHANS, 4);
+  elt et = pcg_chance(r, 1, 4) ? ET_F64 : ET_F32;
+  g->note = "One 2-D convolution with bias and ReLU, as a hand-written kernel.";
+  val x = image_param(g, &cs, et);
+  cs.kh = cs.kw = pcg_pick(r, (int[]){1, 3, 3, 5}, 4);
+  cs.f = pcg_pick(r, CHANS, 6);
+  int pad = pcg_chance(r, 1, 2) ? (cs.kh - 1) / 2 : 0; // side >= 8 > kernel
+  act_kind a = pcg_chance(r, 1, 4) ? ACT_RELU6 : ACT_RELU;
+  x = layer_conv(g, x, &cs, pad, et, a, 1.0 / 512);
+  gen_result(g, x);
+}
+
+// ----------------------------------------------------------------------------
 // depthwise: MobileNetV2 inverted-residual blocks (NHWC)
 
 void fam_depthwise(gen *g) {

@@ -1,7 +1,9 @@
 // The family table of the corpus generator: name, domain, a one-line
 // description and the emitter of every workload family, plus the function
 // that turns (family, seed, index) into one module's text. Adding a family
-// is one row here and one emitter; nothing else changes.
+// is one row here and one emitter; nothing else changes. A family added to
+// the default mix changes every default corpus (module i is of family
+// i mod F): new ones are opt-in.
 #include "corpus.h"
 
 #include <string.h>
@@ -13,42 +15,46 @@ const corpus_family corpus_families[] = {
     // vision: convolutional networks on 4-D tensors
     {"conv2d", "vision",
      "conv_2d stacks, NHWC/NCHW, strides, dilations, padding, f32/f64/i8",
-     fam_conv2d},
+     fam_conv2d, false},
     {"depthwise", "vision",
      "MobileNetV2 blocks: 1x1 expand, depthwise 3x3, 1x1 project, skip",
-     fam_depthwise},
+     fam_depthwise, false},
     {"pooling", "vision", "1x1 stem, max/sum pooling pyramid, global pool",
-     fam_pooling},
+     fam_pooling, false},
     {"resblock", "vision", "ResNet basic blocks with identity skips",
-     fam_resblock},
+     fam_resblock, false},
     {"cnn", "vision", "small CNN: conv/relu/maxpool, flatten, dense, softmax",
-     fam_cnn},
+     fam_cnn, false},
     // NLP: transformer pieces on 2-D [tokens x features] tensors
     {"matmul_chain", "nlp", "dense layer chains (f32/f64/i8->i32), batched",
-     fam_matmul_chain},
+     fam_matmul_chain, false},
     {"mlp", "nlp", "feed-forward blocks with GELU/SiLU/ReLU and residuals",
-     fam_mlp},
+     fam_mlp, false},
     {"softmax", "nlp", "scoring heads: linear + (log-)softmax, temperature",
-     fam_softmax},
+     fam_softmax, false},
     {"layernorm", "nlp", "LayerNorm/RMSNorm + linear + residual stacks",
-     fam_layernorm},
+     fam_layernorm, false},
     {"attention", "nlp", "self-attention heads (causal or not), summed",
-     fam_attention},
-    {"transformer", "nlp", "pre-LN transformer blocks", fam_transformer},
+     fam_attention, false},
+    {"transformer", "nlp", "pre-LN transformer blocks", fam_transformer, false},
     // HPC: PolyBench kernels as affine.for nests on memrefs
-    {"poly_blas3", "hpc", "gemm, 2mm, 3mm, syrk, doitgen", fam_poly_blas3},
-    {"poly_blas2", "hpc", "atax, bicg, mvt, gesummv", fam_poly_blas2},
+    {"poly_blas3", "hpc", "gemm, 2mm, 3mm, syrk, doitgen", fam_poly_blas3, false},
+    {"poly_blas2", "hpc", "atax, bicg, mvt, gesummv", fam_poly_blas2, false},
     {"poly_stencil", "hpc", "jacobi-1d/2d, seidel-2d, heat-3d, fdtd-2d",
-     fam_poly_stencil},
+     fam_poly_stencil, false},
     // irregular: index arrays and data-dependent control flow
     {"spmv", "irregular", "CSR SpMV, transposed SpMV (scatter), SpMM, ELL",
-     fam_spmv},
+     fam_spmv, false},
     {"gather_scatter", "irregular",
      "embedding gather, scatter-add, segment sum, permuted axpy",
-     fam_gather_scatter},
+     fam_gather_scatter, false},
     {"recurrence", "irregular",
      "scf.while Newton/logistic/power iteration, IIR filter (iter_args)",
-     fam_recurrence},
+     fam_recurrence, false},
+    // opt-in: outside the default mix, so the default corpora stay as they are
+    {"conv2d_layer", "vision",
+     "(opt-in) one conv_2d + bias + ReLU on a small image, batch 1",
+     fam_conv2d_layer, true},
 };
 
 const int corpus_nfamilies = sizeof corpus_families / sizeof corpus_families[0];

@@ -47,8 +47,9 @@ static mqss_status select_families(mqss_session *s, const char *list,
                                    const corpus_family **sel, int *n) {
   *n = 0;
   if (!list || !*list) {
-    for (int i = 0; i < corpus_nfamilies && i < MAX_SELECTED; i++)
-      sel[(*n)++] = &corpus_families[i];
+    for (int i = 0; i < corpus_nfamilies && *n < MAX_SELECTED; i++)
+      if (!corpus_families[i].opt_in)
+        sel[(*n)++] = &corpus_families[i];
     return MQSS_OK;
   }
   for (const char *p = list; *p;) {
