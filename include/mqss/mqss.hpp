@@ -36,6 +36,7 @@
 #include <string_view>
 #include <utility>
 #include <variant>
+#include <vector>
 
 #if defined(__cpp_exceptions) || defined(__EXCEPTIONS)
 #include <stdexcept>
@@ -276,6 +277,25 @@ public:
   bool stopped() const noexcept { return mqss_selection_stopped(s_.get()); }
   /// What an isolated selection had to avoid, "" when nothing.
   std::string notes() const { return mqss_selection_notes(s_.get()); }
+  /// How sure the policy was of decision i, or of its final STOP
+  /// (i == size()): mqss_selection_odds. p < 0 and no alternatives when the
+  /// step has no record.
+  struct odds {
+    float p = -1;
+    std::vector<std::pair<std::string, float>> alternatives; // likeliest first
+  };
+  odds odds_at(int i) const {
+    odds o;
+    int a[MQSS_SELECTION_ALTS];
+    float q[MQSS_SELECTION_ALTS];
+    int n = mqss_selection_odds(s_.get(), i, MQSS_SELECTION_ALTS, &o.p, a, q);
+    if (n < 0)
+      return odds{};
+    const mqss_catalog *c = mqss_policy_catalog(policy_.get());
+    for (int k = 0; k < n; k++)
+      o.alternatives.emplace_back(mqss_catalog_action(c, a[k])->name, q[k]);
+    return o;
+  }
   /// The C handle, owned by this object.
   mqss_selection *get() const noexcept { return s_.get(); }
 

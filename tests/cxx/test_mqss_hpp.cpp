@@ -84,6 +84,19 @@ static void test_three_lines() {
     CHECK(!step.empty() && pipeline.find(step) != std::string::npos);
   }
   CHECK_EQ_STR(sel.action_name(sel.size()), "");
+  // The odds: one record per decision (a matmul has no repeats), and the
+  // STOP's when it stopped; the same numbers as the C accessor.
+  for (int i = 0; i <= sel.size(); i++) {
+    mqss::selection::odds o = sel.odds_at(i);
+    float p0 = -1;
+    int n = mqss_selection_odds(sel.get(), i, 0, &p0, nullptr, nullptr);
+    CHECK(o.p == (n < 0 ? -1.0f : p0));
+    if (i < sel.size() || sel.stopped())
+      CHECK(o.p > 0 && o.p <= 1 && !o.alternatives.empty());
+    for (const auto &alt : o.alternatives)
+      CHECK(!alt.first.empty() && alt.second <= o.p);
+  }
+  CHECK(sel.odds_at(sel.size() + 1).p < 0);
   CHECK_EQ_STR(p.mlir_version(), mqss_mlir_version());
 }
 
