@@ -174,6 +174,8 @@ const corpus_family *corpus_family_find(const char *name);
 // Family emitters, by domain file.
 void fam_conv2d(gen *g);
 void fam_conv2d_layer(gen *g);
+void fam_matmul_layer(gen *g);
+void fam_depthwise_layer(gen *g);
 void fam_depthwise(gen *g);
 void fam_pooling(gen *g);
 void fam_resblock(gen *g);

@@ -25,16 +25,23 @@ static act_kind pick_mlp_act(pcg32 *r) {
 // ----------------------------------------------------------------------------
 // matmul_chain: 4-8 linear layers, or a batched matmul chain
 
-static void batched_chain(gen *g, elt et) {
+// Batched matmuls: B from 2-8, M from ms[0..n_m), K and N from ks[0..n_k),
+// steps_lo to steps_hi of them chained.
+typedef struct {
+  const int *ms, *ks;
+  int n_m, n_k, steps_lo, steps_hi;
+} batch_shapes;
+
+static void batched_chain(gen *g, elt et, const batch_shapes *bs) {
   pcg32 *r = &g->rng;
-  int B = pcg_range(r, 2, 8), M = pcg_pick(r, TOKENS, 6);
-  int K = pcg_pick(r, WIDTHS, 5);
+  int B = pcg_range(r, 2, 8), M = pcg_pick(r, bs->ms, bs->n_m);
+  int K = pcg_pick(r, bs->ks, bs->n_k);
   char fn[64], ta[96];
   ty_tensor(ta, et, 3, (int[]){B, M, K});
   val x = param_tensor(g, et, 3, (int[]){B, M, K});
-  int steps = pcg_range(r, 3, 5);
+  int steps = pcg_range(r, bs->steps_lo, bs->steps_hi);
   for (int s = 0; s < steps; s++) {
-    int N = pcg_pick(r, WIDTHS, 5);
+    int N = pcg_pick(r, bs->ks, bs->n_k);
     if (g->flops + 2.0 * B * M * K * N > NLP_BUDGET)
       break;
     gen_func_name(g, "batch_matmul", fn);
@@ -61,7 +68,7 @@ void fam_matmul_chain(gen *g) {
   elt et = q == 0 ? ET_I8 : q == 1 ? ET_F64 : ET_F32;
   if (et != ET_I8 && pcg_chance(r, 1, 4)) {
     g->note = "A chain of batched matmuls, as in multi-head projections.";
-    batched_chain(g, et);
+    batched_chain(g, et, &(batch_shapes){TOKENS, WIDTHS, 6, 5, 3, 5});
     return;
   }
   g->note = "A chain of dense layers (matmul, optional bias and activation).";
@@ -79,6 +86,31 @@ void fam_matmul_chain(gen *g) {
     K = N;
   }
   gen_result(g, x);
+}
+
+// ----------------------------------------------------------------------------
+// matmul_layer (opt-in): one matmul (optional bias and ReLU) or one batched
+// matmul on small operands, the scale of a hand-written kernel, which
+// matmul_chain's 4-8 layers of width 64-512 do not reach
+
+static const int SMALL[] = {8, 16, 24, 32, 40, 48, 64, 96, 128};
+
+void fam_matmul_layer(gen *g) {
+  pcg32 *r = &g->rng;
+  int q = pcg_range(r, 0, 7);
+  elt et = q == 0 ? ET_I8 : q <= 2 ? ET_F64 : ET_F32;
+  if (et != ET_I8 && pcg_chance(r, 1, 4)) {
+    g->note = "One batched matmul, as a hand-written kernel.";
+    batched_chain(g, et, &(batch_shapes){SMALL, SMALL, 9, 9, 1, 1});
+    return;
+  }
+  g->note = "One matmul with optional bias and ReLU, as a hand-written kernel.";
+  int M = pcg_pick(r, SMALL, 9), K = pcg_pick(r, SMALL, 9);
+  int N = pcg_pick(r, SMALL, 9);
+  bool bias = pcg_chance(r, 1, 2);
+  act_kind a = pcg_chance(r, 1, 3) ? ACT_RELU : ACT_NONE;
+  gen_result(g, layer_linear(g, tokens_param(g, M, K, et), M, K, N, et, bias,
+                             a));
 }
 
 // ----------------------------------------------------------------------------

@@ -92,6 +92,32 @@ void fam_conv2d_layer(gen *g) {
 }
 
 // ----------------------------------------------------------------------------
+// depthwise_layer (opt-in): one depthwise conv with bias and ReLU/ReLU6 on
+// a small image, sometimes followed by a 2x2 max pooling, the scale of a
+// hand-written kernel (depthwise's blocks interleave it with 1x1 convs)
+
+void fam_depthwise_layer(gen *g) {
+  pcg32 *r = &g->rng;
+  conv_shape cs = {.n = 1, .nchw = false, .kh = 3, .kw = 3, .dil = 1};
+  cs.h = cs.w = pcg_pick(r, (int[]){10, 14, 18, 20, 26, 34, 58}, 7);
+  cs.c = cs.f = pcg_pick(r, (int[]){8, 16, 24, 32, 48}, 5);
+  cs.stride = pcg_chance(r, 1, 4) ? 2 : 1;
+  elt et = pcg_chance(r, 1, 4) ? ET_F64 : ET_F32;
+  g->note = "One depthwise 3x3 convolution with bias and activation, as a "
+            "hand-written kernel.";
+  val x = image_param(g, &cs, et);
+  int pad = pcg_chance(r, 1, 3);
+  x = layer_depthwise(g, x, &cs, pad, et,
+                      pcg_chance(r, 1, 2) ? ACT_RELU6 : ACT_RELU);
+  advance(&cs, pad, cs.c);
+  if (pcg_chance(r, 1, 3) && cs.h >= 4) {
+    cs.kh = cs.kw = cs.stride = 2;
+    x = layer_pool(g, x, &cs, true, et);
+  }
+  gen_result(g, x);
+}
+
+// ----------------------------------------------------------------------------
 // depthwise: MobileNetV2 inverted-residual blocks (NHWC)
 
 void fam_depthwise(gen *g) {

@@ -55,6 +55,12 @@ const corpus_family corpus_families[] = {
     {"conv2d_layer", "vision",
      "(opt-in) one conv_2d + bias + ReLU on a small image, batch 1",
      fam_conv2d_layer, true},
+    {"matmul_layer", "nlp",
+     "(opt-in) one matmul (+ bias, ReLU) or one batched matmul, small operands",
+     fam_matmul_layer, true},
+    {"depthwise_layer", "vision",
+     "(opt-in) one depthwise 3x3 conv + bias + ReLU(6), maybe a 2x2 max pool",
+     fam_depthwise_layer, true},
 };
 
 const int corpus_nfamilies = sizeof corpus_families / sizeof corpus_families[0];
