@@ -20,6 +20,12 @@ static void print_doc(void) {
          "at the end (and the graph's node columns on\nthe right), so a policy "
          "trained on an older version is migrated when it is\nloaded "
          "(docs/POLICY_FORMAT.md, \"Migration\").\n\n"
+         "The state, the graph and the op a schedule decision addresses "
+         "describe the\nkernel, not a test harness: a public `@main` with no "
+         "arguments and no results\nthat calls another function of the "
+         "module (as in MLIR's integration tests and\n`examples/`), and "
+         "body-less declarations, are left out\n"
+         "(`src/features/harness.c`).\n\n"
          "| index | name | meaning |\n| ---: | --- | --- |\n",
          MQSS_FEATURE_DIM, mqss_feature_layout_version(),
          (unsigned long long)mqss_feature_layout_hash());

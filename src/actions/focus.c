@@ -20,12 +20,15 @@ typedef struct {
   name_cache names;
   op_shape best;
   linalg_focus *out;
+  state_skip skip; // functions the state leaves out (harness.c)
 } walker;
 
 // As the state vector's walk: every linalg op with a region, nothing
-// nested inside one.
+// nested inside one, nothing in a function the state skips.
 static MlirWalkResult visit(MlirOperation op, void *user) {
   walker *w = user;
+  if (state_skip_has(&w->skip, op))
+    return MlirWalkResultSkip;
   op_class tmp;
   if (!name_class(&w->names, op, &tmp)->linalg ||
       mlirOperationGetNumRegions(op) == 0)
@@ -46,6 +49,7 @@ void linalg_focus_find(MlirOperation scope, linalg_focus *out) {
   if (!w)
     return;
   w->out = out;
+  state_skip_find(scope, &w->skip);
   mlirOperationWalk(scope, visit, w, MlirWalkPreOrder);
   free(w);
   if (mlirOperationIsNull(out->op))

@@ -133,6 +133,7 @@ void op_layernorm(strbuf *sb, const char *res, const char *x,
 typedef struct {
   int n, h, w, c, f, kh, kw, stride, dil;
   bool nchw;
+  bool q; // integer conv with zero points (linalg.conv_2d_*_q; NHWC only)
 } conv_shape;
 int conv_out(int in, int k, int stride, int dil);
 void conv_dims_in(const conv_shape *cs, int dims[4]);
@@ -140,6 +141,11 @@ void conv_dims_w(const conv_shape *cs, int dims[4]);
 void conv_dims_out(const conv_shape *cs, int dims[4]);
 void op_conv(strbuf *sb, const char *res, const char *x, const char *w,
              const conv_shape *cs, elt in_et, elt out_et);
+// Requantisation of an i32 NHWC accumulator x with an i32 per-channel bias
+// to i8: ((x + b) * mult + 2^(shift-1)) >> shift, plus zero point ozp,
+// clamped to [-128, 127].
+void op_requant4(strbuf *sb, const char *res, const char *x, const char *bias,
+                 const int dims[4], int mult, int shift, int ozp);
 // Depthwise NHWC: x[NxHxWxC], w[KHxKWxC] (f == c).
 void op_depthwise(strbuf *sb, const char *res, const char *x, const char *w,
                   const conv_shape *cs, elt et);
@@ -176,6 +182,8 @@ void fam_conv2d(gen *g);
 void fam_conv2d_layer(gen *g);
 void fam_matmul_layer(gen *g);
 void fam_depthwise_layer(gen *g);
+void fam_qconv_layer(gen *g);
+void fam_memref_layer(gen *g);
 void fam_depthwise(gen *g);
 void fam_pooling(gen *g);
 void fam_resblock(gen *g);
@@ -208,6 +216,9 @@ extern const int poly_nkernels;
 // may end in ":i32" (index arrays) and dims may be products ("M*R").
 extern const poly_kernel irregular_kernels[];
 extern const int irregular_nkernels;
+// Single linalg ops on memrefs (memref_kernels.c), same format.
+extern const poly_kernel memref_kernels[];
+extern const int memref_nkernels;
 
 // Emits the text of module `index` of family f for `seed` into out.
 void corpus_emit_module(const corpus_family *f, uint64_t seed, int index,

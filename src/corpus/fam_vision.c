@@ -92,6 +92,25 @@ void fam_conv2d_layer(gen *g) {
 }
 
 // ----------------------------------------------------------------------------
+// qconv_layer (opt-in): one int8 NHWC conv layer (half of them with zero
+// points), i32 bias and requantisation to i8, as quantised inference runs
+// it; conv2d's int8 layers dequantise to f32 instead
+
+void fam_qconv_layer(gen *g) {
+  pcg32 *r = &g->rng;
+  conv_shape cs = {.n = 1, .nchw = false, .stride = 1, .dil = 1};
+  cs.q = pcg_chance(r, 1, 2);
+  cs.h = cs.w = pcg_pick(r, (int[]){8, 12, 16, 20, 24, 30, 32}, 7);
+  cs.c = pcg_pick(r, (int[]){4, 8, 16, 32}, 4);
+  cs.f = pcg_pick(r, CHANS, 6);
+  cs.kh = cs.kw = pcg_pick(r, (int[]){1, 3, 3, 5}, 4);
+  g->note = "One int8 convolution with bias and requantisation to int8, as "
+            "a hand-written kernel.";
+  val x = image_param(g, &cs, ET_I8);
+  gen_result(g, layer_qconv(g, x, &cs));
+}
+
+// ----------------------------------------------------------------------------
 // depthwise_layer (opt-in): one depthwise conv with bias and ReLU/ReLU6 on
 // a small image, sometimes followed by a 2x2 max pooling, the scale of a
 // hand-written kernel (depthwise's blocks interleave it with 1x1 convs)

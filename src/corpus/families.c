@@ -61,6 +61,12 @@ const corpus_family corpus_families[] = {
     {"depthwise_layer", "vision",
      "(opt-in) one depthwise 3x3 conv + bias + ReLU(6), maybe a 2x2 max pool",
      fam_depthwise_layer, true},
+    {"qconv_layer", "vision",
+     "(opt-in) one int8 conv_2d (zero points or not) + bias, requantised to i8",
+     fam_qconv_layer, true},
+    {"memref_layer", "vision",
+     "(opt-in) one pooling, matmul or strided conv on memrefs, buffer style",
+     fam_memref_layer, true},
 };
 
 const int corpus_nfamilies = sizeof corpus_families / sizeof corpus_families[0];

@@ -76,6 +76,32 @@ val layer_conv(gen *g, val x, const conv_shape *cs, int pad, elt in_et,
   return gen_call(g, fn, rt, 3, args);
 }
 
+val layer_qconv(gen *g, val x, const conv_shape *cs) {
+  conv_shape c = *cs;
+  c.nchw = false;
+  int dw[4], d_o[4];
+  conv_dims_w(&c, dw);
+  conv_dims_out(&c, d_o);
+  char fn[64], rt[96];
+  gen_func_name(g, "qconv", fn);
+  ty_tensor(rt, ET_I8, 4, d_o);
+  val args[3] = {x, param4(g, ET_I8, dw),
+                 param_tensor(g, ET_I32, 1, (int[]){c.f})};
+  fn_begin(g, fn, 3, (const char *[]){"%x", "%w", "%b"}, args, rt);
+  op_conv(&g->helpers, "%c", "%x", "%w", &c, ET_I8, ET_I32);
+  int shift = pcg_range(&g->rng, 14, 20);
+  int mult = pcg_range(&g->rng, 100, 500);
+  op_requant4(&g->helpers, "%y", "%c", "%b", d_o, mult, shift,
+              pcg_range(&g->rng, -4, 4));
+  fn_end(g, "%y", rt);
+  g->flops += 2.0 * d_o[0] * d_o[1] * d_o[2] * d_o[3] * c.c * c.kh * c.kw;
+  char what[128];
+  snprintf(what, sizeof what, "conv_2d_nhwc_hwcf%s %dx%d s%d %d->%d ch i8 "
+           "requant", c.q ? "_q" : "", c.kh, c.kw, c.stride, c.c, c.f);
+  gen_note_kernel(g, what);
+  return gen_call(g, fn, rt, 3, args);
+}
+
 val layer_depthwise(gen *g, val x, const conv_shape *cs, int pad, elt et,
                     act_kind a) {
   conv_shape c = *cs;

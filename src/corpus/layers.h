@@ -23,6 +23,9 @@ val layer_conv(gen *g, val x, const conv_shape *cs, int pad, elt in_et,
 val layer_depthwise(gen *g, val x, const conv_shape *cs, int pad, elt et,
                     act_kind a);
 val layer_pool(gen *g, val x, const conv_shape *cs, bool max, elt et);
+// NHWC int8 conv (with zero points when cs->q) + i32 bias, requantised to
+// i8 (op_requant4).
+val layer_qconv(gen *g, val x, const conv_shape *cs);
 // x + y, then act (rank 2 or 4).
 val layer_add(gen *g, val x, val y, int rank, const int *dims, elt et,
               act_kind a);

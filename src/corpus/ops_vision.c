@@ -73,11 +73,55 @@ void op_conv(strbuf *sb, const char *res, const char *x, const char *w,
   ty_tensor(tw, in_et, 4, dw);
   ty_tensor(to, out_et, 4, d_o);
   empty_filled4(sb, res, to, out_et, et_is_float(out_et) ? "0.0" : "0");
-  sb_printf(sb, "  %s = linalg.conv_2d_%s\n      ", res,
-            cs->nchw ? "nchw_fchw" : "nhwc_hwcf");
+  if (cs->q)
+    sb_printf(sb, "  %s_izp = arith.constant -3 : i32\n"
+                  "  %s_wzp = arith.constant 1 : i32\n", res, res);
+  sb_printf(sb, "  %s = linalg.conv_2d_%s%s\n      ", res,
+            cs->nchw ? "nchw_fchw" : "nhwc_hwcf", cs->q ? "_q" : "");
   conv_attrs(sb, cs);
-  sb_printf(sb, "\n      ins(%s, %s : %s, %s) outs(%s_f : %s) -> %s\n", x, w,
-            ti, tw, res, to, to);
+  if (cs->q)
+    sb_printf(sb, "\n      ins(%s, %s, %s_izp, %s_wzp : %s, %s, i32, i32) "
+                  "outs(%s_f : %s) -> %s\n", x, w, res, res, ti, tw, res, to,
+              to);
+  else
+    sb_printf(sb, "\n      ins(%s, %s : %s, %s) outs(%s_f : %s) -> %s\n", x,
+              w, ti, tw, res, to, to);
+}
+
+void op_requant4(strbuf *sb, const char *res, const char *x, const char *bias,
+                 const int dims[4], int mult, int shift, int ozp) {
+  char tx[96], tb[96], to[96];
+  ty_tensor(tx, ET_I32, 4, dims);
+  ty_tensor(tb, ET_I32, 1, (int[]){dims[3]});
+  ty_tensor(to, ET_I8, 4, dims);
+  sb_printf(sb,
+            "  %s_e = tensor.empty() : %s\n"
+            "  %s = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, "
+            "d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d3)>, "
+            "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], "
+            "iterator_types = [\"parallel\", \"parallel\", \"parallel\", "
+            "\"parallel\"]}\n"
+            "      ins(%s, %s : %s, %s) outs(%s_e : %s) {\n"
+            "  ^bb0(%%_x: i32, %%_b: i32, %%_o: i8):\n"
+            "    %%_mul = arith.constant %d : i64\n"
+            "    %%_rnd = arith.constant %lld : i64\n"
+            "    %%_sh = arith.constant %d : i64\n"
+            "    %%_zp = arith.constant %d : i32\n"
+            "    %%_lo = arith.constant -128 : i32\n"
+            "    %%_hi = arith.constant 127 : i32\n"
+            "    %%_s = arith.addi %%_x, %%_b : i32\n"
+            "    %%_w = arith.extsi %%_s : i32 to i64\n"
+            "    %%_p = arith.muli %%_w, %%_mul : i64\n"
+            "    %%_r = arith.addi %%_p, %%_rnd : i64\n"
+            "    %%_q = arith.shrsi %%_r, %%_sh : i64\n"
+            "    %%_t = arith.trunci %%_q : i64 to i32\n"
+            "    %%_z = arith.addi %%_t, %%_zp : i32\n"
+            "    %%_c0 = arith.maxsi %%_z, %%_lo : i32\n"
+            "    %%_c1 = arith.minsi %%_c0, %%_hi : i32\n"
+            "    %%_y = arith.trunci %%_c1 : i32 to i8\n"
+            "    linalg.yield %%_y : i8\n  } -> %s\n",
+            res, to, res, x, bias, tx, tb, res, to, mult,
+            1LL << (shift - 1), shift, ozp, to);
 }
 
 void op_depthwise(strbuf *sb, const char *res, const char *x, const char *w,

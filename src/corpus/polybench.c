@@ -1,7 +1,9 @@
 // Template-kernel families of the corpus: PolyBench/C 4.2 kernels written as
-// affine.for nests on memrefs (HPC), and irregular kernels (sparse, gather/
-// scatter, recurrences) written with scf on memrefs, as data. Each kernel is a row of `poly_kernels[]`
-// (polybench_kernels.c) or `irregular_kernels[]` (irregular_kernels.c): its size
+// affine.for nests on memrefs (HPC), irregular kernels (sparse, gather/
+// scatter, recurrences) written with scf on memrefs, and the opt-in single
+// linalg ops on memrefs, as data. Each kernel is a row of `poly_kernels[]`
+// (polybench_kernels.c), `irregular_kernels[]` (irregular_kernels.c) or
+// `memref_kernels[]` (memref_kernels.c): its size
 // symbols and ranges, its arrays, a work formula and a body template; the
 // emitter only draws sizes, fits them under the module budget, substitutes
 // the template and chains calls in @forward. Adding a kernel is adding a row.
@@ -216,21 +218,25 @@ static void emit_kernel(gen *g, const poly_kernel *k, elt et,
   gen_note_kernel(g, what);
 }
 
-// Picks 3-5 kernels of `group` (distinct while possible) and chains them.
+// Picks lo-hi kernels of `group` (distinct while possible) and chains them.
 static void emit_group(gen *g, const char *group, const char *note,
-                       double budget) {
+                       double budget, int lo, int hi) {
   pcg32 *r = &g->rng;
   const poly_kernel *ks[16];
   int n = 0;
-  for (int i = 0; i < poly_nkernels && n < 16; i++)
-    if (!strcmp(poly_kernels[i].group, group))
-      ks[n++] = &poly_kernels[i];
-  for (int i = 0; i < irregular_nkernels && n < 16; i++)
-    if (!strcmp(irregular_kernels[i].group, group))
-      ks[n++] = &irregular_kernels[i];
+  const struct {
+    const poly_kernel *rows;
+    int n;
+  } tables[] = {{poly_kernels, poly_nkernels},
+                {irregular_kernels, irregular_nkernels},
+                {memref_kernels, memref_nkernels}};
+  for (int t = 0; t < 3; t++)
+    for (int i = 0; i < tables[t].n && n < 16; i++)
+      if (!strcmp(tables[t].rows[i].group, group))
+        ks[n++] = &tables[t].rows[i];
   elt et = pcg_chance(r, 1, 2) ? ET_F64 : ET_F32;
   g->note = note;
-  int count = pcg_range(r, 3, 5);
+  int count = pcg_range(r, lo, hi);
   bool used[16] = {false};
   for (int c = 0; c < count; c++) {
     int j = pcg_range(r, 0, n - 1);
@@ -245,33 +251,39 @@ static void emit_group(gen *g, const char *group, const char *note,
 
 void fam_poly_blas3(gen *g) {
   emit_group(g, "blas3", "PolyBench level-3 kernels (affine.for on memrefs).",
-             4e8);
+             4e8, 3, 5);
 }
 
 void fam_poly_blas2(gen *g) {
   emit_group(g, "blas2", "PolyBench level-2 kernels (affine.for on memrefs).",
-             6e7);
+             6e7, 3, 5);
 }
 
 void fam_poly_stencil(gen *g) {
   emit_group(g, "stencil", "PolyBench stencils (affine.for on memrefs).",
-             6e8);
+             6e8, 3, 5);
 }
 
 void fam_spmv(gen *g) {
   emit_group(g, "spmv", "Sparse matrix kernels (CSR/ELL) with index arrays "
                         "(scf.for on memrefs).",
-             1.5e8);
+             1.5e8, 3, 5);
 }
 
 void fam_gather_scatter(gen *g) {
   emit_group(g, "gather", "Indirect gathers and scatters through index "
                           "arrays (scf.for on memrefs).",
-             1.5e8);
+             1.5e8, 3, 5);
 }
 
 void fam_recurrence(gen *g) {
   emit_group(g, "recurrence", "Loop-carried recurrences and data-dependent "
                               "iteration (scf.for iter_args, scf.while).",
-             1e8);
+             1e8, 3, 5);
+}
+
+void fam_memref_layer(gen *g) {
+  emit_group(g, "memref_layer", "One linalg op on memrefs in buffer style, "
+                                "as a hand-written kernel.",
+             2e7, 1, 1);
 }

@@ -52,6 +52,7 @@ typedef struct {
   access *acc;
   int n_acc, cap_acc;
   name_cache names; // op name -> class, filled as the walk meets names
+  state_skip skip;  // top-level functions left out (harness.c)
 } stats;
 
 // ----------------------------------------------------------------------------
@@ -249,8 +250,9 @@ static void visit(stats *s, MlirOperation op, int depth, int loop_depth,
         see_type(s, mlirValueGetType(mlirBlockGetArgument(b, a)));
       for (MlirOperation c = mlirBlockGetFirstOperation(b);
            !mlirOperationIsNull(c); c = mlirOperationGetNextInBlock(c))
-        visit(s, c, depth + 1, loop_depth + (kind != LOOP_NONE), inner_trip,
-              in_linalg || linalg);
+        if (depth > 0 || !state_skip_has(&s->skip, c))
+          visit(s, c, depth + 1, loop_depth + (kind != LOOP_NONE), inner_trip,
+                in_linalg || linalg);
     }
   }
   if (kind != LOOP_NONE)
@@ -385,6 +387,7 @@ mqss_status mqss_features(const mqss_module *m, const mqss_catalog *c,
   if (!s)
     return fail(m->session, MQSS_ERR_NOMEM, "out of memory");
   MlirOperation root = mlirModuleGetOperation(m->mod);
+  state_skip_find(root, &s->skip);
   visit(s, root, 0, 0, 1.0, false);
   memset(out, 0, MQSS_FEATURE_DIM * sizeof *out);
   write_syntax(s, out);

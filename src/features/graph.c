@@ -37,6 +37,7 @@ typedef struct {
   int n_blocks, cap_blocks;
   edge *edges;        // (n_edges) directed; each undirected edge twice
   int n_edges, cap_edges;
+  state_skip skip;    // top-level functions left out (harness.c)
   bool oom;
 } builder;
 
@@ -73,7 +74,8 @@ static void collect(builder *g, MlirOperation op, int depth, int block) {
       g->blocks[g->n_blocks++] = (block_node){b, n};
       for (MlirOperation c = mlirBlockGetFirstOperation(b);
            !mlirOperationIsNull(c); c = mlirOperationGetNextInBlock(c))
-        collect(g, c, depth + 1, k);
+        if (depth > 0 || !state_skip_has(&g->skip, c))
+          collect(g, c, depth + 1, k);
     }
 }
 
@@ -250,7 +252,9 @@ mqss_status mqss_graph_build(const mqss_module *m, mqss_graph **out) {
              : MQSS_ERR_INVALID_ARG;
   *out = NULL;
   builder g = {0};
-  collect(&g, mlirModuleGetOperation(m->mod), 0, -1);
+  MlirOperation root = mlirModuleGetOperation(m->mod);
+  state_skip_find(root, &g.skip);
+  collect(&g, root, 0, -1);
   mqss_status st = g.oom ? MQSS_ERR_NOMEM : MQSS_OK;
   // Lookup tables: op pointer -> node, block pointer -> node.
   ptr_map ops = {0}, blocks = {0};

@@ -1,6 +1,7 @@
 // Readers of single IR facts for the feature extractor and the graph
 // builder (irscan.c): names, element types, shapes, constant loop bounds,
-// linalg iteration domains. None of them walks the module.
+// linalg iteration domains, and the functions the state skips. None of them
+// walks the whole module.
 #ifndef MQSS_FEATURES_IRSCAN_H
 #define MQSS_FEATURES_IRSCAN_H
 
@@ -107,5 +108,22 @@ double op_shape_intensity(const op_shape *s);
 bool op_shape_focus_better(const op_shape *cand, const op_shape *best);
 // Bit k set when feature_tile_size(k) divides ext (none for ext <= 0).
 unsigned tile_div_bits(int64_t ext);
+
+// ----------------------------------------------------------------------------
+// what the state leaves out (harness.c)
+
+enum { STATE_SKIP_MAX = 16 }; // further ones are described
+typedef struct {
+  const void *op[STATE_SKIP_MAX]; // the skipped functions' operations
+  int n;
+} state_skip;
+
+// The top-level functions of `scope` (a builtin.module; none for other ops)
+// that the state, the graph and the focus rule skip: body-less declarations
+// and test harnesses (a public function with a body, no arguments and no
+// results, beside a public function with a body and arguments or results:
+// an integration test's @main beside its kernel).
+void state_skip_find(MlirOperation scope, state_skip *out);
+bool state_skip_has(const state_skip *s, MlirOperation op);
 
 #endif // MQSS_FEATURES_IRSCAN_H
