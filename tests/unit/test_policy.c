@@ -859,7 +859,7 @@ static void test_select_fit_sizes(void **state) {
   mqss_module_destroy(m);
   mqss_policy_destroy(p);
   // Read from the metadata: the shipped default was trained with
-  // expit.adapt_sizes=1 (configs/expit15.yaml).
+  // expit.adapt_sizes=1 (configs/expit22.yaml, its first member's).
   p = load(MQSS_SOURCE_DIR "/models/default.safetensors");
   assert_non_null(strstr(p->meta.train_config, "expit.adapt_sizes=1"));
   assert_true(p->fit_sizes);
