@@ -400,10 +400,10 @@ static const cli_command commands[] = {
      "[-127, 127]); biases, log-stds and activations stay f32, and the\n"
      "metadata's weight_dtype says int8. select, compile, explain and eval\n"
      "load either kind: an int8 policy decides from its int8 weights\n"
-     "(dequantised on load). IN must hold f32 weights of one network (not an\n"
-     "ensemble). Reads OUT back and prints its size and the largest change\n"
-     "of a weight. See docs/POLICY_FORMAT.md; bench/int8.sh compares the\n"
-     "decisions with the f32 policy's.\n",
+     "(dequantised on load). IN must hold f32 weights; an ensemble's members\n"
+     "are each quantised. Reads OUT back and prints its size and the largest\n"
+     "change of a weight. See docs/POLICY_FORMAT.md; bench/int8.sh compares\n"
+     "the decisions with the f32 policy's.\n",
      cmd_quantize},
     {"ensemble", "join 2 to 8 policies into one that averages their choices",
      "usage: mqss ensemble OUT.safetensors IN1.safetensors IN2.safetensors "
@@ -418,8 +418,9 @@ static const cli_command commands[] = {
      "the same demonstrations with different training seeds. OUT's metadata\n"
      "is IN1's, with train_config listing the members, train_steps their sum\n"
      "and train_date the latest. Reads OUT back before reporting success. An\n"
-     "ensemble cannot be a training start (--init-from) or quantized; use a\n"
-     "member's file. See docs/POLICY_FORMAT.md, \"Ensembles\".\n",
+     "ensemble cannot be a training start (--init-from) or join another;\n"
+     "use a member's file. mqss quantize quantises each member. See\n"
+     "docs/POLICY_FORMAT.md, \"Ensembles\".\n",
      cmd_ensemble},
     {"dashboard", "write a self-contained HTML page from metrics JSONL",
      "usage: mqss dashboard FILE.jsonl... -o OUT.html\n"

@@ -579,8 +579,9 @@ nn_status nn_policy_parse_members(const uint8_t *buf, size_t len,
   if (k > max) {
     st = nn_seterr(err, errlen, NN_ERR_FORMAT, name,
                    "an ensemble of %d networks where %s expected; use it as "
-                   "a policy (select, compile, eval), and one of its "
-                   "members' files to start training or quantize from", k,
+                   "a policy (select, compile, eval, quantize), and one of "
+                   "its members' files to start training or join another "
+                   "ensemble", k,
                    max == 1 ? "one network is" : "fewer are");
     goto done;
   }

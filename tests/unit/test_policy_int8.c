@@ -32,17 +32,23 @@ static int setup(void **state) {
            (int)getpid());
   snprintf(lie_path, sizeof lie_path, "/tmp/mqss-test-int8-lie-%d.safetensors",
            (int)getpid());
-  nn_model *m = NULL;
+  // The shipped default is an ensemble: every member goes to int8.
+  nn_model *m[NN_MAX_MEMBERS] = {0};
+  int members = 0;
   nn_file_meta meta;
   char err[1024];
-  if (nn_policy_read(F32_POLICY, NULL, &m, &meta, err, sizeof err) != NN_OK)
+  if (nn_policy_read_members(F32_POLICY, NULL, m, NN_MAX_MEMBERS, &members,
+                             &meta, err, sizeof err) != NN_OK)
     return -1;
   meta.weight_dtype = NN_DTYPE_INT8;
-  nn_status st = nn_policy_write(q_path, m, &meta, err, sizeof err);
+  const nn_model *const *ms = (const nn_model *const *)m;
+  nn_status st =
+      nn_policy_write_members(q_path, ms, members, &meta, err, sizeof err);
   // the same int8 data with the flag saying f32: the header lies
   uint8_t *buf = NULL;
   size_t len = 0;
-  if (st == NN_OK && nn_policy_serialize(m, &meta, &buf, &len) == NN_OK) {
+  if (st == NN_OK &&
+      nn_policy_serialize_members(ms, members, &meta, &buf, &len) == NN_OK) {
     char *at = memmem(buf, len, "\"weight_dtype\":\"int8\"", 21);
     FILE *f = fopen(lie_path, "wb");
     if (at && f) {
@@ -55,7 +61,8 @@ static int setup(void **state) {
       fclose(f);
   }
   free(buf);
-  nn_model_destroy(m);
+  for (int k = 0; k < members; k++)
+    nn_model_destroy(m[k]);
   return st == NN_OK && mqss_session_create(&S) == MQSS_OK ? 0 : -1;
 }
 
