@@ -233,6 +233,9 @@ typedef struct {
 } linalg_focus;
 // Finds the focus op among the linalg ops under `scope`.
 void linalg_focus_find(MlirOperation scope, linalg_focus *out);
+// A func.func with a body and no sym_visibility ("private", "nested")
+// (src/features/harness.c).
+bool func_is_public_definition(MlirOperation f);
 // The per-op rule: the `op` of a decision of action a when f is the focus
 // of its scope. f's tag when a is a schedule action, the focus is tagged
 // and one of a's op kinds; else 0 (every op of a's kinds in scope). The

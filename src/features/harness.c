@@ -28,8 +28,8 @@ static bool is_func(MlirOperation op) {
   return name_is(mlirIdentifierStr(mlirOperationGetName(op)), "func.func");
 }
 
-static bool is_public(MlirOperation f) {
-  return mlirAttributeIsNull(attr(f, "sym_visibility"));
+bool func_is_public_definition(MlirOperation f) {
+  return has_body(f) && mlirAttributeIsNull(attr(f, "sym_visibility"));
 }
 
 // Inputs + results of a function.
@@ -52,12 +52,12 @@ void state_skip_find(MlirOperation scope, state_skip *out) {
   bool kernel = false; // a public function with a body and an interface
   for (MlirOperation op = first; !mlirOperationIsNull(op);
        op = mlirOperationGetNextInBlock(op))
-    kernel |= is_func(op) && has_body(op) && is_public(op) && arity(op) > 0;
+    kernel |= is_func(op) && func_is_public_definition(op) && arity(op) > 0;
   for (MlirOperation op = first;
        !mlirOperationIsNull(op) && out->n < STATE_SKIP_MAX;
        op = mlirOperationGetNextInBlock(op))
-    if (is_func(op) && (!has_body(op) || (kernel && is_public(op) &&
-                                          arity(op) == 0)))
+    if (is_func(op) && (!has_body(op) || (kernel && arity(op) == 0 &&
+                                          func_is_public_definition(op))))
       out->op[out->n++] = op.ptr;
 }
 

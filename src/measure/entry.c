@@ -164,15 +164,6 @@ static MlirStringRef func_name(MlirOperation f) {
                                 : mlirStringAttrGetValue(a);
 }
 
-static bool is_public_definition(MlirOperation f) {
-  MlirAttribute vis = mlirOperationGetAttributeByName(
-      f, mlirStringRefCreateFromCString("sym_visibility"));
-  if (!mlirAttributeIsNull(vis))
-    return false; // "private" or "nested"
-  MlirRegion body = mlirOperationGetRegion(f, 0);
-  return !mlirBlockIsNull(mlirRegionGetFirstBlock(body));
-}
-
 static bool name_is(MlirStringRef n, const char *s) {
   return n.length == strlen(s) && !memcmp(n.data, s, n.length);
 }
@@ -196,14 +187,14 @@ mqss_measure_status entry_find(mqss_module *m, const char *want,
   if (mlirOperationIsNull(f) && !want) {
     int npublic = 0;
     for (int i = 0; i < fl.n; i++)
-      if (is_public_definition(fl.ops[i]) && npublic++ == 0)
+      if (func_is_public_definition(fl.ops[i]) && npublic++ == 0)
         f = fl.ops[i];
     if (npublic != 1) {
       // Name the choices: --entry takes any of them.
       char names[256] = "";
       size_t used = 0;
       for (int i = 0; i < fl.n && used < sizeof names; i++)
-        if (is_public_definition(fl.ops[i])) {
+        if (func_is_public_definition(fl.ops[i])) {
           MlirStringRef n = func_name(fl.ops[i]);
           int w = snprintf(names + used, sizeof names - used, "%s@%.*s",
                            used ? ", " : "", (int)n.length, n.data);
