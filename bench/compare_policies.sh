@@ -12,7 +12,9 @@
 #
 # usage: bench/compare_policies.sh MANIFEST POLICY_A POLICY_B [BUILD_DIR]
 #   env: PAIRS (10); A_FLAGS, B_FLAGS: more `mqss select` flags for one
-#   side (e.g. A_FLAGS=--fit-sizes with the same policy on both sides); the
+#   side (e.g. A_FLAGS=--fit-sizes with the same policy on both sides);
+#   B_MQSS: another mqss binary for side B's selections (a code change head
+#   to head: the same policy, selected by the old build and the new); the
 #   catalog of both policies is MQSS_CATALOG's, or data/catalog.yaml
 set -eu
 [ $# -ge 3 ] || { echo "usage: $0 MANIFEST POLICY_A POLICY_B [BUILD_DIR]" >&2; exit 2; }
@@ -25,17 +27,17 @@ BUILD=${4:-build}
 . bench/common.sh
 export OPENBLAS_NUM_THREADS=1
 exec python3 - "$BUILD/mqss" "$manifest" "$a" "$b" "${PAIRS:-10}" "$COMMIT" \
-  "${A_FLAGS:-}" "${B_FLAGS:-}" <<'PY'
+  "${A_FLAGS:-}" "${B_FLAGS:-}" "${B_MQSS:-$BUILD/mqss}" <<'PY'
 import json, math, os, platform, subprocess, sys, time
-mqss, manifest, pa, pb, pairs, commit, fa, fb = sys.argv[1:]
+mqss, manifest, pa, pb, pairs, commit, fa, fb, mqss_b = sys.argv[1:]
 rows = [l.split()[:2] for l in open(manifest) if l.strip() and not l.startswith("#")]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
             if l.startswith("model name")), platform.machine())
 print(f"machine: {platform.node()}, {cpu}, {os.cpu_count()} cores; commit {commit}; "
       f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-print(f"A: {pa} {fa}\nB: {pb} {fb}\n{manifest}; {pairs} pairs; ratio = time(B) / time(A)")
-def select(policy, path, flags):
-    r = subprocess.run([mqss, "select", path, "--policy", policy, "--json"] + flags.split(),
+print(f"A: {pa} {fa}\nB: {pb} {fb}{' (selected by ' + mqss_b + ')' if mqss_b != mqss else ''}\n{manifest}; {pairs} pairs; ratio = time(B) / time(A)")
+def select(policy, path, flags, binary=mqss):
+    r = subprocess.run([binary, "select", path, "--policy", policy, "--json"] + flags.split(),
                        capture_output=True, text=True)
     if r.returncode != 0:
         return None, r.stderr.strip()[:80]
@@ -44,7 +46,7 @@ def select(policy, path, flags):
 logs, faster, slower, failed = [], 0, 0, 0
 for f, family in rows:
     path = os.path.join(os.path.dirname(manifest), f)
-    (xa, da), (xb, db) = select(pa, path, fa), select(pb, path, fb)
+    (xa, da), (xb, db) = select(pa, path, fa), select(pb, path, fb, mqss_b)
     if xa is None or xb is None:
         failed += 1
         print(f"{f:28} {family:14} select failed: {da if xa is None else db}")

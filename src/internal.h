@@ -233,6 +233,10 @@ typedef struct {
 } linalg_focus;
 // Finds the focus op among the linalg ops under `scope`.
 void linalg_focus_find(MlirOperation scope, linalg_focus *out);
+// The same among the ops `keep` accepts (a decision's repeats, repeat.c).
+typedef bool (*focus_filter)(MlirOperation op, void *ctx);
+void linalg_focus_find_if(MlirOperation scope, focus_filter keep,
+                          void *keep_ctx, linalg_focus *out);
 // A func.func with a body and no sym_visibility ("private", "nested")
 // (src/features/harness.c).
 bool func_is_public_definition(MlirOperation f);
@@ -248,9 +252,10 @@ int64_t decision_focus(const mqss_module *m, const mqss_catalog *c,
                        const mqss_decision *d);
 
 // Repeats of a schedule decision (repeat.c). The repeat of `prev` on m:
-// prev's action and parameters on m's focus op, when prev addressed one op,
-// the safety layer allows the action on m, the focus is another op and the
-// sizes fit it. False when there is none (*next is then meaningless).
+// prev's action and parameters on the heaviest untiled op of the action's
+// kinds that the sizes fit (the focus among those ops), when prev addressed
+// one op, the safety layer allows the action on m and that op is another.
+// False when there is none (*next is then meaningless).
 bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
                      const mqss_decision *prev, mqss_decision *next);
 // Most repeats one decision gets.

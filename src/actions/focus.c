@@ -21,6 +21,8 @@ typedef struct {
   op_shape best;
   linalg_focus *out;
   state_skip skip; // functions the state leaves out (harness.c)
+  focus_filter keep; // NULL: every op may be the focus
+  void *keep_ctx;
 } walker;
 
 // As the state vector's walk: every linalg op with a region, nothing
@@ -36,6 +38,7 @@ static MlirWalkResult visit(MlirOperation op, void *user) {
   op_shape sh;
   bool have = !mlirOperationIsNull(w->out->op);
   if (op_shape_of(op, &w->names, &sh) &&
+      (!w->keep || w->keep(op, w->keep_ctx)) &&
       op_shape_focus_better(&sh, have ? &w->best : NULL)) {
     w->best = sh;
     w->out->op = op;
@@ -43,12 +46,15 @@ static MlirWalkResult visit(MlirOperation op, void *user) {
   return MlirWalkResultSkip;
 }
 
-void linalg_focus_find(MlirOperation scope, linalg_focus *out) {
+void linalg_focus_find_if(MlirOperation scope, focus_filter keep,
+                          void *keep_ctx, linalg_focus *out) {
   memset(out, 0, sizeof *out);
   walker *w = calloc(1, sizeof *w); // the name cache is 9 KiB
   if (!w)
     return;
   w->out = out;
+  w->keep = keep;
+  w->keep_ctx = keep_ctx;
   state_skip_find(scope, &w->skip);
   mlirOperationWalk(scope, visit, w, MlirWalkPreOrder);
   free(w);
@@ -57,6 +63,10 @@ void linalg_focus_find(MlirOperation scope, linalg_focus *out) {
   out->tag = linalg_op_tag(out->op);
   MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(out->op));
   snprintf(out->kind, sizeof out->kind, "%.*s", (int)n.length, n.data);
+}
+
+void linalg_focus_find(MlirOperation scope, linalg_focus *out) {
+  linalg_focus_find_if(scope, NULL, NULL, out);
 }
 
 int64_t focus_target(const mqss_action *a, const linalg_focus *f) {

@@ -1,22 +1,54 @@
 // Repeats of a schedule decision. A schedule decision addresses one op, the
 // focus op (focus.c); its tiling marks that op, so the focus moves on. The
-// decision's repeats are the same action and parameters on each next focus
-// op that the safety layer allows and that the sizes fit, so that one
-// decision carries a recipe to every contraction of a module it suits (an
-// MLP's matmuls, an attention block's). The environment, selection and the
+// decision's repeats are the same action and parameters on each further op
+// of the action's kinds, heaviest first, that the safety layer allows and
+// that the sizes fit, so that one decision carries a recipe to every op of
+// a module it suits (an MLP's matmuls, an attention block's, the pointwise
+// convolutions between a network's depthwise ones), as a family recipe's
+// kind-wide schedule does. The environment, selection and the
 // replay of demonstrations apply a decision's repeats as part of its step;
 // search uses them for its candidates. Each repeat is its own decision
 // (its own pipeline piece, addressing its own op): the pipeline printed and
 // measured lists them all. It chooses nothing itself.
 #include "internal.h"
+#include "actions/linalg_ops.h"
+#include "actions/schedule.h"
+
+#include <string.h>
+
+// The ops a repeat may address: of the action's kinds, tagged, and fitting
+// the decision's sizes.
+typedef struct {
+  MlirOperation scope;
+  const mqss_action *a;
+  const mqss_decision *d;
+} repeat_target;
+
+static bool repeat_may_address(MlirOperation op, void *ctx) {
+  const repeat_target *t = ctx;
+  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
+  int64_t tag = linalg_op_tag(op);
+  for (int i = 0; tag && i < t->a->n_ops; i++)
+    if (strlen(t->a->ops[i]) == n.length &&
+        !memcmp(t->a->ops[i], n.data, n.length))
+      return schedule_applies(t->scope, t->a, t->d, tag, NULL, 0);
+  return false;
+}
 
 bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
                      const mqss_decision *prev, mqss_decision *next) {
   *next = *prev;
-  return prev->op &&
-         mqss_action_check(m, c, prev->action, prev->target, NULL, 0) &&
-         (next->op = decision_focus(m, c, next)) != 0 &&
-         next->op != prev->op && decision_fits(m, c, next, NULL, 0);
+  const mqss_action *a = mqss_catalog_action(c, prev->action);
+  if (!prev->op || !a || !a->n_steps || !a->n_ops ||
+      !mqss_action_check(m, c, prev->action, prev->target, NULL, 0))
+    return false;
+  repeat_target t = {decision_scope(m, prev), a, prev};
+  if (mlirOperationIsNull(t.scope))
+    return false;
+  linalg_focus f;
+  linalg_focus_find_if(t.scope, repeat_may_address, &t, &f);
+  next->op = f.tag;
+  return next->op != 0 && next->op != prev->op;
 }
 
 int decision_apply_repeats(mqss_module **m, uint64_t *hash,

@@ -66,9 +66,41 @@ static const char CATALOG[] =
     "      - {name: D0, kind: divisor, dim: 0, values: [1]}\n"
     "  - name: canonicalize\n"
     "    pipeline: canonicalize\n"
-    "    anchor: func.func\n";
+    "    anchor: func.func\n"
+    "  - name: tile8-matmul\n"
+    "    schedule: [tile]\n"
+    "    ops: [linalg.matmul]\n"
+    "    requires: [linalg]\n"
+    "    params:\n"
+    "      - {name: M, kind: divisor, dim: -3, values: [8]}\n"
+    "      - {name: N, kind: divisor, dim: -2, values: [8]}\n";
 
-enum { TILE20 = 1, TILE8 = 2, TILE_GENERIC = 3, CANON = 4 };
+enum { TILE20 = 1, TILE8 = 2, TILE_GENERIC = 3, CANON = 4, TILE8_MM = 5 };
+
+// TWO's matmuls with a batch matmul between them in flops (1x64x42 *
+// 1x42x40: 215040): tagged fill 1, A 2, fill 3, B 4, fill 5, batch 6.
+static const char MIXED[] =
+    "func.func @f(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>,"
+    " %e: tensor<48x40xf32>, %p: tensor<1x64x42xf32>,"
+    " %q: tensor<1x42x40xf32>) -> (tensor<64x40xf32>, tensor<1x64x40xf32>) {\n"
+    "  %z = arith.constant 0.0 : f32\n"
+    "  %i1 = tensor.empty() : tensor<64x48xf32>\n"
+    "  %f1 = linalg.fill ins(%z : f32) outs(%i1 : tensor<64x48xf32>)"
+    " -> tensor<64x48xf32>\n"
+    "  %c = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>)"
+    " outs(%f1 : tensor<64x48xf32>) -> tensor<64x48xf32>\n"
+    "  %i2 = tensor.empty() : tensor<64x40xf32>\n"
+    "  %f2 = linalg.fill ins(%z : f32) outs(%i2 : tensor<64x40xf32>)"
+    " -> tensor<64x40xf32>\n"
+    "  %d = linalg.matmul ins(%c, %e : tensor<64x48xf32>, tensor<48x40xf32>)"
+    " outs(%f2 : tensor<64x40xf32>) -> tensor<64x40xf32>\n"
+    "  %i3 = tensor.empty() : tensor<1x64x40xf32>\n"
+    "  %f3 = linalg.fill ins(%z : f32) outs(%i3 : tensor<1x64x40xf32>)"
+    " -> tensor<1x64x40xf32>\n"
+    "  %g = linalg.batch_matmul ins(%p, %q : tensor<1x64x42xf32>,"
+    " tensor<1x42x40xf32>) outs(%f3 : tensor<1x64x40xf32>)"
+    " -> tensor<1x64x40xf32>\n"
+    "  return %d, %g : tensor<64x40xf32>, tensor<1x64x40xf32>\n}\n";
 
 typedef struct {
   mqss_session *s;
@@ -242,6 +274,28 @@ static void test_repeat_rule(void **state) {
   assert_false(decision_repeat(f->m, f->c, &twenty, &r)); // 20 misses 48
 }
 
+// A repeat skips ops of other kinds: with B tiled, the batch matmul is the
+// focus, but tile8-matmul's repeat goes on to A, the heaviest untiled
+// matmul (a family recipe's kind-wide schedule would tile both matmuls).
+static void test_repeat_skips_other_kinds(void **state) {
+  fixture *f = *state;
+  mqss_module_destroy(f->m);
+  f->m = NULL;
+  assert_int_equal(mqss_module_parse_string(f->s, MIXED, strlen(MIXED),
+                                            "mixed.mlir", &f->m),
+                   MQSS_OK);
+  assert_int_equal(mqss_module_tag_ops(f->m, NULL), MQSS_OK);
+  assert_int_equal(focus_for(f, TILE8_MM), 4); // B has the most flops
+  mqss_decision d = {.action = TILE8_MM, .u = {0.5f, -0.5f}, .op = 4}, r;
+  apply(f, TILE8_MM, 4);
+  assert_int_equal(focus_for(f, TILE8), 6); // the batch matmul is the focus
+  assert_int_equal(focus_for(f, TILE8_MM), 0); // not of tile8-matmul's kind
+  assert_true(decision_repeat(f->m, f->c, &d, &r));
+  assert_int_equal(r.op, 2);
+  apply(f, TILE8_MM, 2);
+  assert_false(decision_repeat(f->m, f->c, &r, &r)); // no matmul left
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_heaviest_then_next, setup,
@@ -251,6 +305,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_env_addresses_focus, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_repeat_rule, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_repeat_skips_other_kinds, setup,
+                                      teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
