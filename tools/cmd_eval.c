@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "eval/eval.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,36 @@ typedef struct {
   check_cli check; // --skip-output, --ignore-schedule
   eval_settings set;
 } eval_args;
+
+// Creates the --out directory and its parents before anything is measured,
+// so that a path that cannot be written fails at once, not after the run.
+static bool make_out_dir(const char *dir) {
+  char path[4096];
+  if (snprintf(path, sizeof path, "%s", dir) >= (int)sizeof path) {
+    cli_error("eval: --out path too long: '%s'", dir);
+    return false;
+  }
+  for (char *p = path + 1;; p++) {
+    bool end = !*p;
+    if (*p != '/' && !end)
+      continue;
+    *p = '\0';
+    struct stat sb;
+    if (mkdir(path, 0777) != 0 && errno != EEXIST) {
+      cli_error("eval: cannot create '%s' for --out '%s': %s; give a "
+                "directory you can write", path, dir, strerror(errno));
+      return false;
+    }
+    if (stat(path, &sb) != 0 || !S_ISDIR(sb.st_mode)) {
+      cli_error("eval: --out '%s': '%s' is not a directory; give a "
+                "directory path", dir, path);
+      return false;
+    }
+    if (end)
+      return true;
+    *p = '/';
+  }
+}
 
 static bool parse_args(int argc, char **argv, eval_args *a) {
   mqss_measure_options_init(&a->set.measure);
@@ -139,6 +170,8 @@ static bool parse_args(int argc, char **argv, eval_args *a) {
       return false;
     }
   }
+  if (a->out && !make_out_dir(a->out))
+    return false;
   check_cli_apply(&a->check, &a->set.measure);
   if (a->max_steps)
     a->set.select.max_steps = a->max_steps;
