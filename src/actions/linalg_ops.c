@@ -262,12 +262,18 @@ typedef struct {
   bool stop;
 } finder;
 
+bool linalg_op_is_kind(MlirOperation op, const char *const *kinds,
+                       int n_kinds) {
+  for (int i = 0; i < n_kinds; i++)
+    if (name_is(op, kinds[i]))
+      return true;
+  return false;
+}
+
 static MlirWalkResult visit(MlirOperation op, void *user) {
   finder *f = user;
-  bool kind = false;
-  for (int i = 0; i < f->n_kinds && !kind; i++)
-    kind = name_is(op, f->kinds[i]);
-  if (!kind || (f->id && linalg_op_tag(op) != f->id))
+  if (!linalg_op_is_kind(op, f->kinds, f->n_kinds) ||
+      (f->id && linalg_op_tag(op) != f->id))
     return MlirWalkResultAdvance;
   if (!f->fn(op, f->user)) {
     f->stop = true;

@@ -53,6 +53,9 @@ typedef bool (*linalg_visit_fn)(MlirOperation op, void *user);
 // Calls fn on every op in `scope` (itself included) whose name is one of
 // kinds (n_kinds) and, when id != 0, whose tag is id. Returns false when fn
 // stopped the walk.
+// Whether op is one of the n_kinds op names in kinds.
+bool linalg_op_is_kind(MlirOperation op, const char *const *kinds,
+                       int n_kinds);
 bool linalg_for_each(MlirOperation scope, const char *const *kinds,
                      int n_kinds, int64_t id, linalg_visit_fn fn, void *user);
 

@@ -14,25 +14,16 @@
 #include "actions/linalg_ops.h"
 #include "actions/schedule.h"
 
-#include <string.h>
-
-// The ops a repeat may address: of the action's kinds, tagged, and fitting
-// the decision's sizes.
+// The ops a repeat may address: tagged, of the action's kinds, fitting the
+// decision's sizes.
 typedef struct {
-  MlirOperation scope;
   const mqss_action *a;
   const mqss_decision *d;
 } repeat_target;
 
 static bool repeat_may_address(MlirOperation op, void *ctx) {
   const repeat_target *t = ctx;
-  MlirStringRef n = mlirIdentifierStr(mlirOperationGetName(op));
-  int64_t tag = linalg_op_tag(op);
-  for (int i = 0; tag && i < t->a->n_ops; i++)
-    if (strlen(t->a->ops[i]) == n.length &&
-        !memcmp(t->a->ops[i], n.data, n.length))
-      return schedule_applies(t->scope, t->a, t->d, tag, NULL, 0);
-  return false;
+  return linalg_op_tag(op) && schedule_fits_op(op, t->a, t->d);
 }
 
 bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
@@ -42,11 +33,12 @@ bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
   if (!prev->op || !a || !a->n_steps || !a->n_ops ||
       !mqss_action_check(m, c, prev->action, prev->target, NULL, 0))
     return false;
-  repeat_target t = {decision_scope(m, prev), a, prev};
-  if (mlirOperationIsNull(t.scope))
+  MlirOperation scope = decision_scope(m, prev);
+  if (mlirOperationIsNull(scope))
     return false;
+  repeat_target t = {a, prev};
   linalg_focus f;
-  linalg_focus_find_if(t.scope, repeat_may_address, &t, &f);
+  linalg_focus_find_if(scope, repeat_may_address, &t, &f);
   next->op = f.tag;
   return next->op != 0 && next->op != prev->op;
 }

@@ -156,6 +156,11 @@ mqss_status schedule_pipeline(mqss_session *s, const mqss_action *a,
 // the vector bound can be met. With d: every such op fits d's sizes.
 // Either way there must be at least one op. Writes the
 // reason into why (why_len bytes) when it does not apply.
+// Whether op is of one of schedule action a's kinds and fits d's sizes (as
+// schedule_applies checks each op it matches; a decision's repeats, repeat.c).
+bool schedule_fits_op(MlirOperation op, const mqss_action *a,
+                      const mqss_decision *d);
+
 bool schedule_applies(MlirOperation scope, const mqss_action *a,
                       const mqss_decision *d, int64_t id, char *why,
                       size_t why_len);

@@ -228,6 +228,12 @@ static bool visit(MlirOperation op, void *user) {
   return true;
 }
 
+bool schedule_fits_op(MlirOperation op, const mqss_action *a,
+                      const mqss_decision *d) {
+  checker c = {.a = a, .d = d, .flags = schedule_action_flags(a)};
+  return linalg_op_is_kind(op, a->ops, a->n_ops) && fits(&c, op);
+}
+
 bool schedule_applies(MlirOperation scope, const mqss_action *a,
                       const mqss_decision *d, int64_t id, char *why,
                       size_t why_len) {
