@@ -240,12 +240,22 @@ void linalg_focus_find_if(MlirOperation scope, focus_filter keep,
 // A func.func with a body and no sym_visibility ("private", "nested")
 // (src/features/harness.c).
 bool func_is_public_definition(MlirOperation f);
-// The per-op rule: the `op` of a decision of action a when f is the focus
-// of its scope. f's tag when a is a schedule action, the focus is tagged
-// and one of a's op kinds; else 0 (every op of a's kinds in scope). The
-// safety mask, the environment, selection, explanation and search all
-// decide through it, so training and selection address the same ops.
-int64_t focus_target(const mqss_action *a, const linalg_focus *f);
+// The per-op rule: the `op` of a decision d of action a (d NULL: of any
+// sizes, the mask) when f is the focus of `scope`. 0 unless a is a
+// schedule action and f is tagged. f's tag when f is one of a's op kinds;
+// else 0 (every op of a's kinds in scope) when each has sizes that fit,
+// or the heaviest untiled op of a's kinds that d's sizes fit (any sizes
+// when none does), 0 when none fits. *hit (when not NULL) gets the op
+// addressed (f when 0). The safety mask, the environment, selection,
+// explanation and search all decide through it, so training and selection
+// address the same ops.
+int64_t focus_target(MlirOperation scope, const mqss_action *a,
+                     const mqss_decision *d, const linalg_focus *f,
+                     linalg_focus *hit);
+// The heaviest untiled, tagged op of schedule action a's kinds under scope
+// that d's sizes fit (any sizes when d is NULL); out->op null when none.
+void schedule_heaviest_fit(MlirOperation scope, const mqss_action *a,
+                           const mqss_decision *d, linalg_focus *out);
 // focus_target for decision d on m, the focus taken in d's scope (its
 // target function, or the module). 0 for a STOP or a non-schedule action.
 int64_t decision_focus(const mqss_module *m, const mqss_catalog *c,

@@ -5,11 +5,18 @@
 // decision addresses that op alone through its mqss.id tag, so the sizes
 // the policy picks are checked against, and fit, that op's extents. The
 // tiling steps mark what they tiled (mqss.tiled), so the focus then moves
-// on to the next-heaviest op. Every caller (mask, environment, selection,
-// explanation, search) decides through focus_target. It tags nothing: the
-// module is tagged when it first meets a schedule (linalg_tag_once).
+// on to the next-heaviest op. When the focus is of another kind, the
+// decision addresses every op of its kinds, as a family recipe's kind-wide
+// step does, if each has sizes that fit; else the heaviest of them that
+// its sizes fit (its repeats then take the others they fit), so that an op
+// no size fits (a 10-class head's matmul under tile 8-64) does not block
+// the action on all the others. Every caller (mask, environment,
+// selection, explanation, search) decides through focus_target. It tags
+// nothing: the module is tagged when it first meets a schedule
+// (linalg_tag_once).
 #include "internal.h"
 #include "actions/linalg_ops.h"
+#include "actions/schedule.h"
 #include "features/irscan.h"
 
 #include <stdio.h>
@@ -69,13 +76,40 @@ void linalg_focus_find(MlirOperation scope, linalg_focus *out) {
   linalg_focus_find_if(scope, NULL, NULL, out);
 }
 
-int64_t focus_target(const mqss_action *a, const linalg_focus *f) {
+// The ops a decision may address away from the focus: tagged, of the
+// action's kinds, fitting the decision's sizes (any sizes without one).
+typedef struct {
+  const mqss_action *a;
+  const mqss_decision *d;
+} fit_filter;
+
+static bool may_address(MlirOperation op, void *ctx) {
+  const fit_filter *t = ctx;
+  return linalg_op_tag(op) && schedule_fits_op(op, t->a, t->d);
+}
+
+void schedule_heaviest_fit(MlirOperation scope, const mqss_action *a,
+                           const mqss_decision *d, linalg_focus *out) {
+  fit_filter t = {a, d};
+  linalg_focus_find_if(scope, may_address, &t, out);
+}
+
+int64_t focus_target(MlirOperation scope, const mqss_action *a,
+                     const mqss_decision *d, const linalg_focus *f,
+                     linalg_focus *hit) {
+  linalg_focus none = {0}, *h = hit ? hit : &none;
+  *h = *f;
   if (!a || !a->n_steps || !f->tag)
     return 0;
   for (int i = 0; i < a->n_ops; i++)
     if (!strcmp(a->ops[i], f->kind))
       return f->tag;
-  return 0;
+  if (!a->n_ops || schedule_applies(scope, a, NULL, 0, NULL, 0))
+    return 0; // every op of its kinds
+  schedule_heaviest_fit(scope, a, d, h);
+  if (!h->tag && d)
+    schedule_heaviest_fit(scope, a, NULL, h); // sizes to adapt (fit.c)
+  return h->tag;
 }
 
 int64_t decision_focus(const mqss_module *m, const mqss_catalog *c,
@@ -88,5 +122,5 @@ int64_t decision_focus(const mqss_module *m, const mqss_catalog *c,
     return 0;
   linalg_focus f;
   linalg_focus_find(scope, &f);
-  return focus_target(a, &f);
+  return focus_target(scope, a, d, &f, NULL);
 }

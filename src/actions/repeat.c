@@ -11,20 +11,6 @@
 // (its own pipeline piece, addressing its own op): the pipeline printed and
 // measured lists them all. It chooses nothing itself.
 #include "internal.h"
-#include "actions/linalg_ops.h"
-#include "actions/schedule.h"
-
-// The ops a repeat may address: tagged, of the action's kinds, fitting the
-// decision's sizes.
-typedef struct {
-  const mqss_action *a;
-  const mqss_decision *d;
-} repeat_target;
-
-static bool repeat_may_address(MlirOperation op, void *ctx) {
-  const repeat_target *t = ctx;
-  return linalg_op_tag(op) && schedule_fits_op(op, t->a, t->d);
-}
 
 bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
                      const mqss_decision *prev, mqss_decision *next) {
@@ -36,9 +22,8 @@ bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
   MlirOperation scope = decision_scope(m, prev);
   if (mlirOperationIsNull(scope))
     return false;
-  repeat_target t = {a, prev};
   linalg_focus f;
-  linalg_focus_find_if(scope, repeat_may_address, &t, &f);
+  schedule_heaviest_fit(scope, a, prev, &f);
   next->op = f.tag;
   return next->op != 0 && next->op != prev->op;
 }

@@ -139,8 +139,8 @@ static const linalg_focus *focus_of(lazy_focus *lf) {
 // The reason action `a` is blocked on `sum` (the summary of `scope`), into
 // why (when not NULL: the mask does not format reasons); true when allowed.
 // Schedule actions also need an op they can transform (schedule_check.c):
-// the focus op when a decision would address it (focus_target), else every
-// op of their kinds.
+// the one op a decision would address (focus_target), else every op of
+// their kinds.
 static bool check(const mqss_action *a, const ir_summary *sum,
                   lazy_focus *focus, bool scoped, char *why,
                   size_t why_len) {
@@ -184,7 +184,8 @@ static bool check(const mqss_action *a, const ir_summary *sum,
   for (int i = 0; i < a->n_needs && !ok; i++)
     ok = ir_summary_has(sum, a->needs[i]);
   if (ok && a->n_steps) {
-    ok = schedule_applies(scope, a, NULL, focus_target(a, focus_of(focus)),
+    ok = schedule_applies(scope, a, NULL,
+                          focus_target(scope, a, NULL, focus_of(focus), NULL),
                           why, why_len);
     if (ok && why)
       snprintf(why, why_len, "allowed");

@@ -149,6 +149,11 @@ char *schedule_script(const mqss_action *a, const mqss_decision *d,
 mqss_status schedule_pipeline(mqss_session *s, const mqss_action *a,
                               const mqss_decision *d, char **out);
 
+// Whether op is of one of schedule action a's kinds and fits d's sizes (as
+// schedule_applies checks each op it matches; a decision's repeats, repeat.c).
+bool schedule_fits_op(MlirOperation op, const mqss_action *a,
+                      const mqss_decision *d);
+
 // Whether schedule action a applies in `scope` to the ops of its kinds,
 // only the one tagged `id` when id != 0 (d->op for a decision; the mask
 // passes focus_target's). With d == NULL (the mask): every such op has
@@ -156,11 +161,6 @@ mqss_status schedule_pipeline(mqss_session *s, const mqss_action *a,
 // the vector bound can be met. With d: every such op fits d's sizes.
 // Either way there must be at least one op. Writes the
 // reason into why (why_len bytes) when it does not apply.
-// Whether op is of one of schedule action a's kinds and fits d's sizes (as
-// schedule_applies checks each op it matches; a decision's repeats, repeat.c).
-bool schedule_fits_op(MlirOperation op, const mqss_action *a,
-                      const mqss_decision *d);
-
 bool schedule_applies(MlirOperation scope, const mqss_action *a,
                       const mqss_decision *d, int64_t id, char *why,
                       size_t why_len);

@@ -134,11 +134,13 @@ mqss_status mqss_policy_explain_op(const mqss_policy *p,
   mqss_status st = explain_start(p, action, &module, &ci, &tagged);
   if (st != MQSS_OK)
     return st;
-  linalg_focus f;
-  linalg_focus_find(mlirModuleGetOperation(module->mod), &f);
-  *op = focus_target(mqss_catalog_action(p->catalog, ci), &f);
+  MlirOperation scope = mlirModuleGetOperation(module->mod);
+  linalg_focus f, hit;
+  linalg_focus_find(scope, &f);
+  *op = focus_target(scope, mqss_catalog_action(p->catalog, ci), NULL, &f,
+                     &hit);
   if (*op)
-    snprintf(kind, kind_len, "%s", f.kind);
+    snprintf(kind, kind_len, "%s", hit.kind);
   mqss_module_destroy(tagged);
   return MQSS_OK;
 }

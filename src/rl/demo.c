@@ -319,6 +319,19 @@ int demo_of(const mqss_catalog *c, const char *pipeline, demo *dm) {
 // ----------------------------------------------------------------------------
 // pruning
 
+// Each repeat a per-op seed step gets (demo_prune), listed as a decision of
+// its own, as search winners list theirs; the repeats end when dm is full.
+static bool repeat_fits(void *ctx, const mqss_decision *r) {
+  (void)r;
+  return ((demo *)ctx)->n < DEMO_MAX;
+}
+
+static void repeat_kept(void *ctx, const mqss_decision *r, bool kept) {
+  demo *dm = ctx;
+  if (kept)
+    dm->d[dm->n++] = *r;
+}
+
 mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,
                        const char *path, demo *dm, int *adapted) {
   mqss_module *m = NULL;
@@ -337,13 +350,30 @@ mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,
     if (adapted && !decision_fits(m, c, &d, NULL, 0) &&
         decision_fit_sizes(m, c, &d))
       (*adapted)++;
+    // A kind-wide step (a recipe's) whose sizes do not fit every op of its
+    // kinds here: the policy's form of it, the op the per-op rule picks,
+    // then its repeats on the others the sizes fit.
+    bool per_op = !d.op && !decision_fits(m, c, &d, NULL, 0) &&
+                  (d.op = decision_focus(m, c, &d)) != 0;
+    if (per_op && adapted && !decision_fits(m, c, &d, NULL, 0) &&
+        decision_fit_sizes(m, c, &d))
+      (*adapted)++;
     if (mqss_decision_apply(m, c, &d) != MQSS_OK) {
       st = MQSS_ERR_INVALID_ARG;
       break;
     }
     uint64_t after = module_fingerprint(m);
+    if (after != before && kept.n == DEMO_MAX) {
+      st = fail(s, MQSS_ERR_INVALID_ARG, "%s: the demonstration needs more "
+                "than %d decisions with its repeats", path, DEMO_MAX);
+      break;
+    }
     if (after != before)
       kept.d[kept.n++] = d;
+    repeat_hooks h = {&kept, repeat_fits, repeat_kept};
+    if (per_op && after != before &&
+        decision_apply_repeats(&m, &after, c, &d, &h) < 0)
+      st = fail(s, MQSS_ERR_NOMEM, "out of memory");
     before = after;
   }
   mqss_module_destroy(m);

@@ -24,7 +24,10 @@ int demo_of(const mqss_catalog *c, const char *pipeline, demo *dm);
 // match no op there (decision_matches_nothing): the rest produces the same
 // IR, so the same code, in fewer steps. With `adapted` non-NULL, a schedule
 // decision whose sizes do not fit the module there is first given the
-// nearest sizes that do (decision_fit_sizes), counted in *adapted.
+// nearest sizes that do (decision_fit_sizes), counted in *adapted. A
+// kind-wide schedule decision (op 0, a recipe's step) whose sizes do not
+// fit every op of its kinds becomes the decision the per-op rule makes
+// (decision_focus), followed by its repeats (repeat.c), each listed.
 // MQSS_ERR_PARSE when the module does not parse; MQSS_ERR_INVALID_ARG when
 // a decision fails on it (dm unchanged).
 mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,

@@ -213,6 +213,59 @@ static void test_adapting_sizes(void **state) {
   free(got);
 }
 
+// softmax's recipe opens with register tiles of N = 16, kind-wide. On a
+// module whose head matmul has N = 10 that decision does not fit every
+// matmul: the seed is not refused but takes the per-op form the policy
+// takes (the heaviest matmul, then its repeat on the other hidden layer),
+// each listed.
+static int count(const char *s, const char *what) {
+  int n = 0;
+  for (const char *p = s; (p = strstr(p, what)); p++)
+    n++;
+  return n;
+}
+
+static void test_kind_wide_step_becomes_per_op(void **state) {
+  fixture *f = *state;
+  const char *module = INPUTS "head_10_classes.mlir";
+  const char *text = "builtin.module(" SCHEDULE("mqss_102ca8b508881aa0") ")";
+  demo dm;
+  assert_int_equal(demo_of(f->c, text, &dm), 0);
+  assert_int_equal(dm.n, 1);
+  assert_int_equal(dm.d[0].op, 0);
+  assert_string_equal(mqss_catalog_action(f->c, dm.d[0].action)->name,
+                      "register-tile-fma");
+  assert_int_equal(size_of(f, &dm.d[0], "N"), 16);
+  mqss_module *m = NULL;
+  assert_int_equal(mqss_module_parse_file(f->s, module, &m), MQSS_OK);
+  linalg_tag_once(mlirModuleGetOperation(m->mod));
+  char why[256] = "";
+  assert_false(decision_fits(m, f->c, &dm.d[0], why, sizeof why));
+  assert_non_null(strstr(why, "extent 10"));
+  mqss_module_destroy(m);
+  demo pruned = dm;
+  assert_int_equal(demo_prune(f->s, f->c, module, &pruned, NULL), MQSS_OK);
+  assert_int_equal(pruned.n, 2);
+  assert_int_equal(pruned.d[0].action, dm.d[0].action);
+  assert_int_equal(pruned.d[1].action, dm.d[0].action);
+  assert_true(pruned.d[0].op > 0);
+  assert_true(pruned.d[1].op > 0);
+  assert_int_not_equal(pruned.d[0].op, pruned.d[1].op);
+  // the hidden layers are register-tiled and vectorised, as by the text;
+  // the head stays as it was (the text's script tiles it, then fails to
+  // vectorise it and leaves it so)
+  char *want = ir_after_text(f, module, text);
+  char *got = ir_after_demo(f, module, &pruned);
+  assert_int_equal(count(want, "linalg.matmul"), 1);
+  assert_int_equal(count(got, "linalg.matmul"), 1);
+  assert_int_equal(count(want, "vector.fma"), count(got, "vector.fma"));
+  assert_true(count(got, "vector.fma") > 0);
+  assert_non_null(strstr(got, "linalg.matmul {mqss.id = 5 : i64} ins("));
+  assert_non_null(strstr(want, "linalg.matmul {mqss.id = 5 : i64, mqss.tiled}"));
+  free(got);
+  free(want);
+}
+
 // A schedule script that no decision prints (a tile size changed by hand)
 // does not decode.
 static void test_foreign_script_does_not_decode(void **state) {
@@ -265,6 +318,7 @@ int main(void) {
       cmocka_unit_test(test_every_baseline_decodes),
       cmocka_unit_test(test_decisions_and_pruning_keep_the_ir),
       cmocka_unit_test(test_pruning_drops_a_step_that_matches_nothing),
+      cmocka_unit_test(test_kind_wide_step_becomes_per_op),
       cmocka_unit_test(test_adapting_sizes),
       cmocka_unit_test(test_foreign_script_does_not_decode),
   };

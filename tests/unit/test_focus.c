@@ -3,7 +3,9 @@
 // yet, when it is of one of the action's kinds; once tiled, the focus moves
 // on to the next-heaviest op, and the state vector describes the same op.
 // The safety mask checks the op the decision would address. A decision's
-// repeats (repeat.c) carry it to the further ops it fits.
+// repeats (repeat.c) carry it to the further ops it fits. When the focus is
+// of another kind, a decision addresses the heaviest op of its kinds that
+// it fits, unless every op of them fits.
 #define _GNU_SOURCE
 #include "internal.h" // before cmocka.h, whose fail() macro it would clash with
 
@@ -77,30 +79,31 @@ static const char CATALOG[] =
 
 enum { TILE20 = 1, TILE8 = 2, TILE_GENERIC = 3, CANON = 4, TILE8_MM = 5 };
 
-// TWO's matmuls with a batch matmul between them in flops (1x64x42 *
-// 1x42x40: 215040): tagged fill 1, A 2, fill 3, B 4, fill 5, batch 6.
+// TWO's matmuls and a batch matmul 1x64xK * 1xKx40: tagged fill 1, A 2,
+// fill 3, B 4, fill 5, batch 6. K = 42 puts it between them in flops
+// (215040); K = 96 above both (491520).
 static const char MIXED[] =
-    "func.func @f(%a: tensor<64x32xf32>, %b: tensor<32x48xf32>,"
-    " %e: tensor<48x40xf32>, %p: tensor<1x64x42xf32>,"
-    " %q: tensor<1x42x40xf32>) -> (tensor<64x40xf32>, tensor<1x64x40xf32>) {\n"
-    "  %z = arith.constant 0.0 : f32\n"
-    "  %i1 = tensor.empty() : tensor<64x48xf32>\n"
-    "  %f1 = linalg.fill ins(%z : f32) outs(%i1 : tensor<64x48xf32>)"
+    "func.func @f(%%a: tensor<64x32xf32>, %%b: tensor<32x48xf32>,"
+    " %%e: tensor<48x40xf32>, %%p: tensor<1x64x%dxf32>,"
+    " %%q: tensor<1x%dx40xf32>) -> (tensor<64x40xf32>, tensor<1x64x40xf32>) {\n"
+    "  %%z = arith.constant 0.0 : f32\n"
+    "  %%i1 = tensor.empty() : tensor<64x48xf32>\n"
+    "  %%f1 = linalg.fill ins(%%z : f32) outs(%%i1 : tensor<64x48xf32>)"
     " -> tensor<64x48xf32>\n"
-    "  %c = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x48xf32>)"
-    " outs(%f1 : tensor<64x48xf32>) -> tensor<64x48xf32>\n"
-    "  %i2 = tensor.empty() : tensor<64x40xf32>\n"
-    "  %f2 = linalg.fill ins(%z : f32) outs(%i2 : tensor<64x40xf32>)"
+    "  %%c = linalg.matmul ins(%%a, %%b : tensor<64x32xf32>, tensor<32x48xf32>)"
+    " outs(%%f1 : tensor<64x48xf32>) -> tensor<64x48xf32>\n"
+    "  %%i2 = tensor.empty() : tensor<64x40xf32>\n"
+    "  %%f2 = linalg.fill ins(%%z : f32) outs(%%i2 : tensor<64x40xf32>)"
     " -> tensor<64x40xf32>\n"
-    "  %d = linalg.matmul ins(%c, %e : tensor<64x48xf32>, tensor<48x40xf32>)"
-    " outs(%f2 : tensor<64x40xf32>) -> tensor<64x40xf32>\n"
-    "  %i3 = tensor.empty() : tensor<1x64x40xf32>\n"
-    "  %f3 = linalg.fill ins(%z : f32) outs(%i3 : tensor<1x64x40xf32>)"
+    "  %%d = linalg.matmul ins(%%c, %%e : tensor<64x48xf32>, tensor<48x40xf32>)"
+    " outs(%%f2 : tensor<64x40xf32>) -> tensor<64x40xf32>\n"
+    "  %%i3 = tensor.empty() : tensor<1x64x40xf32>\n"
+    "  %%f3 = linalg.fill ins(%%z : f32) outs(%%i3 : tensor<1x64x40xf32>)"
     " -> tensor<1x64x40xf32>\n"
-    "  %g = linalg.batch_matmul ins(%p, %q : tensor<1x64x42xf32>,"
-    " tensor<1x42x40xf32>) outs(%f3 : tensor<1x64x40xf32>)"
+    "  %%g = linalg.batch_matmul ins(%%p, %%q : tensor<1x64x%dxf32>,"
+    " tensor<1x%dx40xf32>) outs(%%f3 : tensor<1x64x40xf32>)"
     " -> tensor<1x64x40xf32>\n"
-    "  return %d, %g : tensor<64x40xf32>, tensor<1x64x40xf32>\n}\n";
+    "  return %%d, %%g : tensor<64x40xf32>, tensor<1x64x40xf32>\n}\n";
 
 typedef struct {
   mqss_session *s;
@@ -166,6 +169,18 @@ static void apply(fixture *f, int action, int64_t op) {
   mqss_decision d = {.action = action, .op = op};
   if (mqss_decision_apply(f->m, f->c, &d) != MQSS_OK)
     fail_msg("apply: %s", mqss_errmsg(f->s));
+}
+
+// Replaces f's module with MIXED, batch depth k, tagged.
+static void load_mixed(fixture *f, int k) {
+  char text[sizeof MIXED + 16];
+  snprintf(text, sizeof text, MIXED, k, k, k, k);
+  mqss_module_destroy(f->m);
+  f->m = NULL;
+  assert_int_equal(mqss_module_parse_string(f->s, text, strlen(text),
+                                            "mixed.mlir", &f->m),
+                   MQSS_OK);
+  assert_int_equal(mqss_module_tag_ops(f->m, NULL), MQSS_OK);
 }
 
 static void test_heaviest_then_next(void **state) {
@@ -279,12 +294,7 @@ static void test_repeat_rule(void **state) {
 // matmul (a family recipe's kind-wide schedule would tile both matmuls).
 static void test_repeat_skips_other_kinds(void **state) {
   fixture *f = *state;
-  mqss_module_destroy(f->m);
-  f->m = NULL;
-  assert_int_equal(mqss_module_parse_string(f->s, MIXED, strlen(MIXED),
-                                            "mixed.mlir", &f->m),
-                   MQSS_OK);
-  assert_int_equal(mqss_module_tag_ops(f->m, NULL), MQSS_OK);
+  load_mixed(f, 42);
   assert_int_equal(focus_for(f, TILE8_MM), 4); // B has the most flops
   mqss_decision d = {.action = TILE8_MM, .u = {0.5f, -0.5f}, .op = 4}, r;
   apply(f, TILE8_MM, 4);
@@ -294,6 +304,31 @@ static void test_repeat_skips_other_kinds(void **state) {
   assert_int_equal(r.op, 2);
   apply(f, TILE8_MM, 2);
   assert_false(decision_repeat(f->m, f->c, &r, &r)); // no matmul left
+}
+
+// A focus of another kind: a decision addresses every op of its kinds when
+// each has sizes that fit (tile8-matmul), else the heaviest that its sizes
+// fit (tile20 on B: A's 48 refuses 20), where it used to be blocked. Once
+// no op of its kinds fits, it is blocked, naming why.
+static void test_focus_of_other_kind(void **state) {
+  fixture *f = *state;
+  load_mixed(f, 96);
+  assert_int_equal(focus_for(f, TILE8), 6); // the batch matmul is the focus
+  assert_int_equal(focus_for(f, TILE8_MM), 0);
+  assert_int_equal(focus_for(f, TILE20), 4);
+  uint8_t mask[8];
+  char why[256];
+  mqss_action_mask(f->m, f->c, NULL, mask);
+  assert_int_equal(mask[TILE20], 1);
+  mqss_decision d = {.action = TILE20, .op = focus_for(f, TILE20)}, r;
+  assert_true(decision_fits(f->m, f->c, &d, why, sizeof why));
+  apply(f, TILE20, d.op);
+  assert_false(decision_repeat(f->m, f->c, &d, &r)); // 20 misses A's 48
+  assert_int_equal(focus_for(f, TILE20), 0);
+  assert_int_equal(mqss_action_check(f->m, f->c, TILE20, NULL, why, sizeof why),
+                   0);
+  assert_contains(why, "mqss.id 2): no candidate of $N divides loop 1 of "
+                       "extent 48");
 }
 
 int main(void) {
@@ -306,6 +341,8 @@ int main(void) {
                                       teardown),
       cmocka_unit_test_setup_teardown(test_repeat_rule, setup, teardown),
       cmocka_unit_test_setup_teardown(test_repeat_skips_other_kinds, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_focus_of_other_kind, setup,
                                       teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
