@@ -242,10 +242,11 @@ void linalg_focus_find_if(MlirOperation scope, focus_filter keep,
 bool func_is_public_definition(MlirOperation f);
 // The per-op rule: the `op` of a decision d of action a (d NULL: of any
 // sizes, the mask) when f is the focus of `scope`. 0 unless a is a
-// schedule action and f is tagged. f's tag when f is one of a's op kinds;
-// else 0 (every op of a's kinds in scope) when each has sizes that fit,
-// or the heaviest untiled op of a's kinds that d's sizes fit (any sizes
-// when none does), 0 when none fits. *hit (when not NULL) gets the op
+// schedule action and f is tagged. f's tag when f is one of a's op kinds
+// and some sizes fit it; else 0 (every op of a's kinds in scope) when f is
+// of another kind and each has sizes that fit; else the heaviest untiled
+// op of a's kinds that d's sizes fit (any sizes when none does), 0 when
+// none fits. *hit (when not NULL) gets the op
 // addressed (f when 0). The safety mask, the environment, selection,
 // explanation and search all decide through it, so training and selection
 // address the same ops.

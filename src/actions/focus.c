@@ -7,10 +7,10 @@
 // tiling steps mark what they tiled (mqss.tiled), so the focus then moves
 // on to the next-heaviest op. When the focus is of another kind, the
 // decision addresses every op of its kinds, as a family recipe's kind-wide
-// step does, if each has sizes that fit; else the heaviest of them that
-// its sizes fit (its repeats then take the others they fit), so that an op
-// no size fits (a 10-class head's matmul under tile 8-64) does not block
-// the action on all the others. Every caller (mask, environment,
+// step does, if each has sizes that fit; else, and when no size fits the
+// focus, the heaviest op of its kinds that its sizes fit (its repeats then
+// take the others they fit), so that an op no size fits (a 10-class head's
+// matmul under tiles of 8-64) does not block the action on the others. Every caller (mask, environment,
 // selection, explanation, search) decides through focus_target. It tags
 // nothing: the module is tagged when it first meets a schedule
 // (linalg_tag_once).
@@ -101,10 +101,12 @@ int64_t focus_target(MlirOperation scope, const mqss_action *a,
   *h = *f;
   if (!a || !a->n_steps || !f->tag)
     return 0;
+  bool of_kind = false;
   for (int i = 0; i < a->n_ops; i++)
-    if (!strcmp(a->ops[i], f->kind))
-      return f->tag;
-  if (!a->n_ops || schedule_applies(scope, a, NULL, 0, NULL, 0))
+    of_kind |= !strcmp(a->ops[i], f->kind);
+  if (of_kind && schedule_fits_op(f->op, a, NULL))
+    return f->tag;
+  if (!of_kind && (!a->n_ops || schedule_applies(scope, a, NULL, 0, NULL, 0)))
     return 0; // every op of its kinds
   schedule_heaviest_fit(scope, a, d, h);
   if (!h->tag && d)

@@ -4,8 +4,8 @@
 // on to the next-heaviest op, and the state vector describes the same op.
 // The safety mask checks the op the decision would address. A decision's
 // repeats (repeat.c) carry it to the further ops it fits. When the focus is
-// of another kind, a decision addresses the heaviest op of its kinds that
-// it fits, unless every op of them fits.
+// of another kind (unless every op of its kinds fits), or no size fits it,
+// a decision addresses the heaviest op of its kinds that it fits.
 #define _GNU_SOURCE
 #include "internal.h" // before cmocka.h, whose fail() macro it would clash with
 
@@ -75,9 +75,17 @@ static const char CATALOG[] =
     "    requires: [linalg]\n"
     "    params:\n"
     "      - {name: M, kind: divisor, dim: -3, values: [8]}\n"
-    "      - {name: N, kind: divisor, dim: -2, values: [8]}\n";
+    "      - {name: N, kind: divisor, dim: -2, values: [8]}\n"
+    "  - name: tile16\n"
+    "    schedule: [tile]\n"
+    "    ops: [linalg.matmul]\n"
+    "    requires: [linalg]\n"
+    "    params:\n"
+    "      - {name: N, kind: divisor, dim: -2, values: [16]}\n";
 
-enum { TILE20 = 1, TILE8 = 2, TILE_GENERIC = 3, CANON = 4, TILE8_MM = 5 };
+// tile16: N = 16 divides A's 48 but not B's 40.
+enum { TILE20 = 1, TILE8 = 2, TILE_GENERIC = 3, CANON = 4, TILE8_MM = 5,
+       TILE16 = 6 };
 
 // TWO's matmuls and a batch matmul 1x64xK * 1xKx40: tagged fill 1, A 2,
 // fill 3, B 4, fill 5, batch 6. K = 42 puts it between them in flops
@@ -331,6 +339,23 @@ static void test_focus_of_other_kind(void **state) {
                        "extent 48");
 }
 
+// A focus of the action's kind that no size fits does not block it on the
+// others: tile16 addresses A while B is the focus.
+static void test_focus_no_size_fits(void **state) {
+  fixture *f = *state;
+  assert_int_equal(mqss_module_tag_ops(f->m, NULL), MQSS_OK);
+  assert_int_equal(focus_for(f, TILE8), 4); // B is the focus
+  assert_int_equal(focus_for(f, TILE16), 2);
+  uint8_t mask[8];
+  mqss_action_mask(f->m, f->c, NULL, mask);
+  assert_int_equal(mask[TILE16], 1);
+  apply(f, TILE16, 2);
+  assert_int_equal(focus_for(f, TILE8), 4);
+  assert_int_equal(focus_for(f, TILE16), 0);
+  mqss_action_mask(f->m, f->c, NULL, mask);
+  assert_int_equal(mask[TILE16], 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_heaviest_then_next, setup,
@@ -343,6 +368,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_repeat_skips_other_kinds, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_focus_of_other_kind, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_focus_no_size_fits, setup,
                                       teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
