@@ -246,10 +246,9 @@ bool func_is_public_definition(MlirOperation f);
 // and some sizes fit it; else 0 (every op of a's kinds in scope) when f is
 // of another kind and each has sizes that fit; else the heaviest untiled
 // op of a's kinds that d's sizes fit (any sizes when none does), 0 when
-// none fits. *hit (when not NULL) gets the op
-// addressed (f when 0). The safety mask, the environment, selection,
-// explanation and search all decide through it, so training and selection
-// address the same ops.
+// none fits. *hit (when not NULL) gets the op addressed (f when 0). The
+// safety mask, the environment, selection, explanation and search all
+// decide through it, so training and selection address the same ops.
 int64_t focus_target(MlirOperation scope, const mqss_action *a,
                      const mqss_decision *d, const linalg_focus *f,
                      linalg_focus *hit);

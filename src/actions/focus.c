@@ -10,10 +10,10 @@
 // step does, if each has sizes that fit; else, and when no size fits the
 // focus, the heaviest op of its kinds that its sizes fit (its repeats then
 // take the others they fit), so that an op no size fits (a 10-class head's
-// matmul under tiles of 8-64) does not block the action on the others. Every caller (mask, environment,
-// selection, explanation, search) decides through focus_target. It tags
-// nothing: the module is tagged when it first meets a schedule
-// (linalg_tag_once).
+// matmul under tiles of 8-64) does not block the action on the others.
+// Every caller (mask, environment, selection, explanation, search) decides
+// through focus_target. It tags nothing: the module is tagged when it
+// first meets a schedule (linalg_tag_once).
 #include "internal.h"
 #include "actions/linalg_ops.h"
 #include "actions/schedule.h"
