@@ -111,6 +111,12 @@ bool hodges_lehmann(const double *x, int n, double conf, double *est,
 // opener past the limit.
 bool nesting_within(const char *text, size_t len, unsigned *line,
                     unsigned *col);
+// True unless `text` gives linalg.generic, in its custom syntax, an
+// `iterator_types` that is not an array of strings, which crashes MLIR
+// 19's parser (bad_syntax.c); then stores the 1-based line and column of
+// the first offending element.
+bool iterator_types_parse_safely(const char *text, size_t len,
+                                 unsigned *line, unsigned *col);
 
 struct mqss_module {
   mqss_session *session;

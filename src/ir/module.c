@@ -42,6 +42,13 @@ static mqss_status parse_terminated(mqss_session *s, const char *text,
                 "would overflow the stack in MLIR's parser; flatten the IR or "
                 "split the module",
                 name, name, line, col, MQSS_MAX_NESTING);
+  if (!iterator_types_parse_safely(text, len, &line, &col))
+    return fail(s, MQSS_ERR_PARSE,
+                "cannot parse '%s': %s:%u:%u: linalg.generic's iterator_types "
+                "must be an array of strings (\"parallel\", \"reduction\", "
+                "\"window\"); MLIR 19's parser crashes on anything else; "
+                "write them as strings",
+                name, name, line, col);
   MlirModule mod =
       mlirModuleCreateParse(s->ctx, (MlirStringRef){.data = text, .length = len});
   if (mlirModuleIsNull(mod))
