@@ -111,12 +111,18 @@ bool hodges_lehmann(const double *x, int n, double conf, double *est,
 // opener past the limit.
 bool nesting_within(const char *text, size_t len, unsigned *line,
                     unsigned *col);
-// True unless `text` gives linalg.generic, in its custom syntax, an
-// `iterator_types` that is not an array of strings, which crashes MLIR
-// 19's parser (bad_syntax.c); then stores the 1-based line and column of
-// the first offending element.
-bool iterator_types_parse_safely(const char *text, size_t len,
-                                 unsigned *line, unsigned *col);
+// NULL unless `text` is written in a custom syntax that crashes MLIR 19's
+// parser (bad_syntax.c: iterator_types that are not strings; a
+// vector.contract without iterator_types or with a kind that is not a
+// #vector.kind); then what to write instead, with the 1-based line and
+// column of the offending text.
+const char *custom_syntax_unsafe(const char *text, size_t len, unsigned *line,
+                                 unsigned *col);
+// Whether `text` has the op `name` in its custom syntax (an unquoted op
+// name, outside strings and comments); then the 1-based line and column of
+// the first.
+bool custom_op_at(const char *text, size_t len, const char *name,
+                  unsigned *line, unsigned *col);
 
 struct mqss_module {
   mqss_session *session;
@@ -145,9 +151,11 @@ bool pipeline_bad_option(const char *canonical, strbuf *why);
 // limit of timeout_ms and an address-space limit of mem_limit_mb (0: none).
 // Returns MQSS_OK when it returned MQSS_OK there (the caller then does the
 // work in process), its status and message when it failed, and
-// MQSS_ERR_CRASHED, naming the signal or limit, when the child died.
+// MQSS_ERR_CRASHED, naming the signal or limit, when the child died; then
+// how it died also goes to `died` (died_size bytes) unless that is NULL.
 mqss_status isolated_trial(mqss_session *s, mqss_status (*work)(void *ctx),
-                           void *ctx, int timeout_ms, int mem_limit_mb);
+                           void *ctx, int timeout_ms, int mem_limit_mb,
+                           char *died, size_t died_size);
 
 // Parses every action of `c` at the ends of its parameter ranges and with
 // each choice value (catalog_check.c); appends "PATH:LINE: action 'NAME':

@@ -203,7 +203,8 @@ int cmd_catalog(int argc, char **argv) {
     if (cli_parse_module(s, file, &m) != MQSS_OK ||
         (isolate && (w.m = m, isolated_trial(s, run_apply, &w,
                                              ISOLATE_TIMEOUT_MS,
-                                             ISOLATE_MEM_MB)) != MQSS_OK) ||
+                                             ISOLATE_MEM_MB, NULL, 0)) !=
+                        MQSS_OK) ||
         mqss_decision_apply(m, c, &d) != MQSS_OK) {
       rc = cli_error("%s", mqss_errmsg(s));
       goto done;

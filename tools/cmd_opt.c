@@ -76,8 +76,8 @@ int cmd_opt(int argc, char **argv) {
   // A trial run in a sandbox child first: a pass that crashes kills only it.
   opt_work trial = {m, pipeline, finish};
   if (isolate && (pipeline || finish) &&
-      isolated_trial(s, run_opt, &trial, ISOLATE_TIMEOUT_MS,
-                     ISOLATE_MEM_MB) != MQSS_OK) {
+      isolated_trial(s, run_opt, &trial, ISOLATE_TIMEOUT_MS, ISOLATE_MEM_MB,
+                     NULL, 0) != MQSS_OK) {
     rc = cli_error("%s", mqss_errmsg(s));
     goto done;
   }

@@ -33,7 +33,8 @@ static void trial_child(void *user, void *out, size_t size) {
 }
 
 mqss_status isolated_trial(mqss_session *s, mqss_status (*work)(void *ctx),
-                           void *ctx, int timeout_ms, int mem_limit_mb) {
+                           void *ctx, int timeout_ms, int mem_limit_mb,
+                           char *died, size_t died_size) {
   mqss_measure_options o;
   mqss_measure_options_init(&o);
   o.timeout_ms = timeout_ms;
@@ -49,6 +50,8 @@ mqss_status isolated_trial(mqss_session *s, mqss_status (*work)(void *ctx),
   if (st != MQSS_OK)
     return st; // fork or pipe failed: the session says why
   diag_reset(s, NULL);
+  if (!replied && died)
+    snprintf(died, died_size, "%s", death.message);
   if (!replied)
     return fail(s, MQSS_ERR_CRASHED, "the isolated child running the passes "
                 "died (%s); nothing ran in this process. Leave out the pass "
