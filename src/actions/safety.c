@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "actions/schedule.h"
 
+#include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,22 +62,44 @@ unsigned op_stages(MlirOperation op) {
 // ----------------------------------------------------------------------------
 // IR summary
 
-static MlirWalkResult summarise(MlirOperation op, void *user) {
-  ir_summary *sum = user;
-  sum->stages |= op_stages(op);
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+// The summary's name for an affine.for whose step is not 1 (after
+// unrolling or tiling): catalog actions can avoid it like an op name.
+static const char strided_for[] = "affine.for.strided";
+
+// Whether op is an affine.for with a step other than 1.
+static bool is_strided_for(MlirOperation op, MlirStringRef name) {
+  static const char affine_for[] = "affine.for";
+  if (name.length != sizeof affine_for - 1 ||
+      memcmp(name.data, affine_for, name.length))
+    return false;
+  MlirAttribute step = mlirOperationGetAttributeByName(
+      op, mlirStringRefCreateFromCString("step"));
+  return !mlirAttributeIsNull(step) && mlirAttributeIsAInteger(step) &&
+         mlirIntegerAttrGetValueInt(step) != 1;
+}
+
+static void add_name(ir_summary *sum, MlirStringRef name) {
   for (int i = 0; i < sum->n_names; i++)
-    if (sum->names[i].data == name.data) // identifiers are uniqued
-      return MlirWalkResultAdvance;
+    if (sum->names[i].data == name.data) // uniqued identifiers, one array
+      return;
   if (sum->n_names == sum->cap_names) {
     int cap = sum->cap_names ? 2 * sum->cap_names : 32;
     MlirStringRef *p = realloc(sum->names, (size_t)cap * sizeof *p);
     if (!p)
-      return MlirWalkResultAdvance; // a missed name only blocks more actions
+      return; // a missed name only blocks more actions
     sum->names = p;
     sum->cap_names = cap;
   }
   sum->names[sum->n_names++] = name;
+}
+
+static MlirWalkResult summarise(MlirOperation op, void *user) {
+  ir_summary *sum = user;
+  sum->stages |= op_stages(op);
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  add_name(sum, name);
+  if (is_strided_for(op, name))
+    add_name(sum, (MlirStringRef){strided_for, sizeof strided_for - 1});
   return MlirWalkResultAdvance;
 }
 

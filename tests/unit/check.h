@@ -5,6 +5,7 @@
 
 #include "mqss/mqss.h"
 
+#include <stdio.h>
 #include <string.h>
 
 // Fails unless `needle` occurs in the string `haystack`.
@@ -27,6 +28,26 @@ static inline int session_setup(void **state) {
 static inline int session_teardown(void **state) {
   mqss_session_destroy(*state);
   return 0;
+}
+
+// Writes the shipped catalog to `path` without the lines that contain
+// `drop`: a catalog that lacks one safety rule, for tests of what the
+// environment still catches by measurement when no rule blocks a step.
+static inline void write_catalog_without(const char *path, const char *drop) {
+  FILE *in = fopen(MQSS_SOURCE_DIR "/data/catalog.yaml", "r");
+  FILE *out = fopen(path, "w");
+  assert_non_null(in);
+  assert_non_null(out);
+  char line[1024];
+  int dropped = 0;
+  while (fgets(line, sizeof line, in))
+    if (strstr(line, drop))
+      dropped++;
+    else
+      fputs(line, out);
+  fclose(in);
+  assert_int_equal(fclose(out), 0);
+  assert_int_equal(dropped, 1);
 }
 
 #endif // MQSS_TEST_CHECK_H
