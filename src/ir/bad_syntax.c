@@ -142,18 +142,26 @@ static bool is_key(const src *s, size_t i, const char *key) {
   return k == n;
 }
 
-// Past the value that starts at i: up to the ',', '}', ')' or ']' that
-// ends it, brackets balanced.
+// +1 for the token at i opening a bracket ( [ { <, -1 for one closing it
+// (a '>' alone, not `>=`), else 0.
+static int bracket(const src *s, size_t i) {
+  char c = s->text[i];
+  if (c == '(' || c == '[' || c == '{' || c == '<')
+    return 1;
+  if (c == ')' || c == ']' || c == '}' ||
+      (c == '>' && token_end(s, i) == i + 1))
+    return -1;
+  return 0;
+}
+
+// Past the value that starts at i: up to the ',' or the closing bracket
+// that ends it, brackets balanced.
 static size_t skip_value(const src *s, size_t i) {
   for (int depth = 0; i < s->len; i = next_token(s, i)) {
-    char c = s->text[i];
-    bool closer = c == ')' || c == ']' || c == '}' || (c == '>' && depth);
-    if ((closer || c == ',') && depth == 0)
+    int b = bracket(s, i);
+    if (depth == 0 && (b < 0 || s->text[i] == ','))
       break;
-    if (c == '(' || c == '[' || c == '{' || c == '<')
-      depth++;
-    else if (closer)
-      depth--;
+    depth += b;
   }
   return i;
 }
@@ -267,12 +275,9 @@ static size_t contract_dict(const src *s, size_t i, bool *iterators) {
 
 // Past the bracketed group that opens at i.
 static size_t past_group(const src *s, size_t i) {
-  int depth = 0;
-  for (; i < s->len; i = next_token(s, i)) {
-    char c = s->text[i];
-    if (c == '(' || c == '[' || c == '{' || c == '<')
-      depth++;
-    else if ((c == ')' || c == ']' || c == '}' || c == '>') && --depth == 0)
+  for (int depth = 0; i < s->len; i = next_token(s, i)) {
+    int b = bracket(s, i);
+    if ((depth += b) == 0 && b < 0)
       return next_token(s, i);
   }
   return i;
