@@ -158,7 +158,10 @@ static bool same_demo(const mqss_catalog *c, const demo *a, const demo *b) {
 // expit.seed_margin, a seeded module's winner (STOP included) that is not
 // confirmed faster than its seed by the margin is cloned as the seed, so
 // that a family's demonstrations agree on its recipe wherever the search
-// did not clearly beat it. With expit.bc_anchor, the clone is also held to
+// did not clearly beat it. Only the modules the rounds may search are
+// measured so (expit.families): another family's winners, carried from an
+// earlier run that confirmed them, stand as they are, so that re-measuring
+// borderline winners does not change their labels from run to run. With expit.bc_anchor, the clone is also held to
 // the round's start policy where a demonstration takes its greedy action
 // (nn_bc_forward), so that unchanged labels keep their old distribution.
 // Writes the demonstrations clone_winners fits to ROUND/cloned.tsv: each
@@ -201,14 +204,17 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   int *lens = calloc((size_t)n, sizeof *lens);
   demo *cloned = calloc((size_t)n, sizeof *cloned);
   double *speedup = calloc((size_t)n, sizeof *speedup); // for cloned.tsv
+  bool *pooled = calloc((size_t)n, sizeof *pooled);     // confirmed here
   int recipe_demos = 0; // demonstrations that start with a recipe action
   int seeds_kept = 0;   // winners cloned as their seed (expit.seed_margin)
   rollout_buffer rb = {0};
   mqss_status st = MQSS_OK;
   int cap = n * (EXPIT_MAX_DECISIONS + 1) + 64; // every winner, then STOP
-  if (!seqs || !lens || !cloned || !speedup ||
+  if (!seqs || !lens || !cloned || !speedup || !pooled ||
       rb_init(&rb, x->ec->model, cap) != 0)
     st = fail(x->s, MQSS_ERR_NOMEM, "out of memory");
+  if (st == MQSS_OK && cfg->expit_seed_margin > 0)
+    st = expit_search_pool(x->s, cfg, n, pooled);
   for (int i = 0; st == MQSS_OK && i < n; i++) {
     bool seed = w[i].n < 0 && x->seeds && x->seeds[i].n >= 0;
     speedup[i] = seed ? 1.0 : w[i].speedup;
@@ -226,8 +232,8 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
       cloned[i].n = w[i].n; // STOP (0), or nothing known (-1)
     }
     bool beats = true;
-    if (st == MQSS_OK && !seed && cloned[i].n >= 0 && cfg->expit_seed_margin > 0 &&
-        x->seeds && x->seeds[i].n > 0 &&
+    if (st == MQSS_OK && !seed && cloned[i].n >= 0 && pooled[i] &&
+        cfg->expit_seed_margin > 0 && x->seeds && x->seeds[i].n > 0 &&
         !same_demo(x->ec->catalog, &cloned[i], &x->seeds[i]) &&
         (st = beats_seed(x, i, &cloned[i], &beats)) == MQSS_OK && !beats) {
       cloned[i] = x->seeds[i];
@@ -269,6 +275,7 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   free(lens);
   free(cloned);
   free(speedup);
+  free(pooled);
   return st;
 }
 

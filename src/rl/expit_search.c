@@ -343,24 +343,18 @@ static bool listed(const char *list, const char *w) {
   return false;
 }
 
-// The modules the rounds may search, ascending, into pool (n slots): those
-// of the families expit.families names, all n when it is empty. Sets *count;
-// a named family no module has is an error.
-static mqss_status module_pool(const expit_search_in *in, int n, int *pool,
-                               int *count) {
-  const train_config *cfg = in->cfg;
-  *count = 0;
+mqss_status expit_search_pool(mqss_session *s, const train_config *cfg, int n,
+                              bool *pooled) {
   if (!cfg->expit_families[0]) {
     for (int i = 0; i < n; i++)
-      pool[(*count)++] = i;
+      pooled[i] = true;
     return MQSS_OK;
   }
   char(*fam)[64] = calloc((size_t)(n > 0 ? n : 1), sizeof *fam);
-  mqss_status st = fam ? expit_read_families(in->s, cfg->manifest, fam, n)
-                       : fail(in->s, MQSS_ERR_NOMEM, "out of memory");
+  mqss_status st = fam ? expit_read_families(s, cfg->manifest, fam, n)
+                       : fail(s, MQSS_ERR_NOMEM, "out of memory");
   for (int i = 0; st == MQSS_OK && i < n; i++)
-    if (listed(cfg->expit_families, fam[i]))
-      pool[(*count)++] = i;
+    pooled[i] = listed(cfg->expit_families, fam[i]);
   // every named family must have a module
   for (const char *p = cfg->expit_families;
        st == MQSS_OK && *(p += strspn(p, " ")); p += strcspn(p, " ")) {
@@ -370,12 +364,27 @@ static mqss_status module_pool(const expit_search_in *in, int n, int *pool,
     for (int i = 0; i < n && !found; i++)
       found = !strcmp(fam[i], name);
     if (!found)
-      st = fail(in->s, MQSS_ERR_INVALID_ARG, "expit.families names '%s', "
+      st = fail(s, MQSS_ERR_INVALID_ARG, "expit.families names '%s', "
                 "which no module of '%s' has (its second column); name "
                 "families of that manifest, or set it to \"\"", name,
                 cfg->manifest);
   }
   free(fam);
+  return st;
+}
+
+// The modules the rounds may search, ascending, into pool (n slots). Sets
+// *count.
+static mqss_status module_pool(const expit_search_in *in, int n, int *pool,
+                               int *count) {
+  *count = 0;
+  bool *pooled = calloc((size_t)(n > 0 ? n : 1), sizeof *pooled);
+  mqss_status st = pooled ? expit_search_pool(in->s, in->cfg, n, pooled)
+                          : fail(in->s, MQSS_ERR_NOMEM, "out of memory");
+  for (int i = 0; st == MQSS_OK && i < n; i++)
+    if (pooled[i])
+      pool[(*count)++] = i;
+  free(pooled);
   return st;
 }
 

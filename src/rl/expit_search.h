@@ -86,6 +86,12 @@ typedef struct {
   int dropped;         // damaged records dropped (their modules searched again)
 } expit_search_figures;
 
+// Whether each of the n training modules is one the rounds may search:
+// those of the families expit.families names, all when it is empty (pooled:
+// n flags). A named family no module of the manifest has is an error.
+mqss_status expit_search_pool(mqss_session *s, const train_config *cfg, int n,
+                              bool *pooled);
+
 // Searches the round's modules that ROUND/search_progress.tsv does not
 // record yet, appending (and fsyncing) each outcome, then updates w (the
 // winners of the earlier rounds on entry) from every outcome of the round.

@@ -52,7 +52,8 @@ most 2 decisions.
    With expit.seed_margin 10, a carried winner other than the seed (tile 16)
    is not confirmed 11x faster than it, so it is cloned as the seed (the
    recipe action) and counted in clone_seeds_kept; with 0 it is cloned as
-   it is.
+   it is, and with 10 and expit.families naming only the other family it
+   is not measured and cloned as it is.
 7d. expit.families: only the named families' modules are searched; a name no
    module has is an error naming it and the manifest.
 8. Cloning only (expit.search_budget 0, expit.winners_from part 6's last
@@ -542,32 +543,35 @@ def main():
 
     # 7c. expit.seed_margin: a carried winner of the matmul (tile 16, not the
     # seed's 32) that is not confirmed 11x faster than the seed is cloned as
-    # the seed, so as its recipe action
+    # the seed, so as its recipe action; outside expit.families it stands
     zeros = ",".join(["0x0p+0"] * 7)
     carried = os.path.join(TMP, "tile16_winner.tsv")
     with open(carried, "w") as f:
         f.write(f"0\t1.5\t2\t1:0x0p+0,{zeros}\t2:-0x1p+0,{zeros}\tbuiltin.module("
                 "func.func(convert-linalg-to-affine-loops),func.func(affine-loop-tile"
                 "{tile-size=16}))\n")
-    for margin, kept, first_want in (("0", "0", "linalg-to-affine"), ("10", "1", "recipe-mm")):
-        name = f"seed_margin_{margin}"
+    for margin, fams, kept, first_want in (("0", "", "0", "linalg-to-affine"),
+                                           ("10", "", "1", "recipe-mm"),
+                                           ("10", "add", "0", "linalg-to-affine")):
+        name = f"seed_margin_{margin}_{fams}"
         cfg = config(name, 1, manifest="fam.tsv", budget=0, ppo=0, bc=800, holdout=False,
                      more=f"  seed_baselines: {base}\n  winners_from: {carried}\n"
-                          f"  seed_margin: {margin}\n",
+                          f"  seed_margin: {margin}\n  families: \"{fams}\"\n",
                      sub=[("max_steps: 2", "max_steps: 4")])
         r = train(cfg, name, env=dict(ENV, MQSS_CATALOG=rcat))
         check(r.returncode == 0, f"seed_margin {margin} run failed: {r.stderr[-2000:]}")
         m = rows(name) if r.returncode == 0 else [{}]
         check(m[0].get("clone_seeds_kept") == kept and
               f"({kept} winners cloned as their seed)" in r.stderr,
-              f"seed_margin {margin}: winners cloned as their seed: {m}")
+              f"seed_margin {margin}, families '{fams}': winners cloned as their seed: {m}")
         sel = subprocess.run([MQSS, "select", os.path.join(corpus, "mm128.mlir"), "--catalog",
                               rcat, "--max-steps", "4", "--json", "--policy",
                               os.path.join(TMP, name, "round_0", "clone.safetensors")],
                              capture_output=True, text=True, env=ENV)
         first = (json.loads(sel.stdout)["decisions"][0]["action"] if sel.returncode == 0
                  else sel.stderr)
-        check(first == first_want, f"seed_margin {margin}: the clone's first decision: {first}")
+        check(first == first_want,
+              f"seed_margin {margin}, families '{fams}': the clone's first decision: {first}")
 
     # 7d. expit.families: the rounds search only the named families' modules
     for fams, want in (("add", [1]), ("add mm", [0, 1])):
