@@ -161,9 +161,10 @@ static bool same_demo(const mqss_catalog *c, const demo *a, const demo *b) {
 // did not clearly beat it. Only the modules the rounds may search are
 // measured so (expit.families): another family's winners, carried from an
 // earlier run that confirmed them, stand as they are, so that re-measuring
-// borderline winners does not change their labels from run to run. With expit.bc_anchor, the clone is also held to
-// the round's start policy where a demonstration takes its greedy action
-// (nn_bc_forward), so that unchanged labels keep their old distribution.
+// borderline winners does not change their labels from run to run. With
+// expit.bc_anchor, the clone is also held to the round's start policy where
+// a demonstration takes its greedy action (nn_bc_forward), so that
+// unchanged labels keep their old distribution.
 // Writes the demonstrations clone_winners fits to ROUND/cloned.tsv: each
 // module's decisions as cloned, with its winner's confirmed speedup where
 // the winner is cloned and 1 where its seed stands in (not measured here).
