@@ -282,6 +282,12 @@ int64_t decision_focus(const mqss_module *m, const mqss_catalog *c,
 // False when there is none (*next is then meaningless).
 bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
                      const mqss_decision *prev, mqss_decision *next);
+// The repeat of d on m with fitted sizes: d's action on the heaviest
+// untiled op of its kinds (any sizes), d's sizes moved to the nearest that
+// fit that op (decision_fit_sizes). False when there is no such op, it is
+// d's own, or no sizes fit it.
+bool decision_repeat_fitted(const mqss_module *m, const mqss_catalog *c,
+                            const mqss_decision *d, mqss_decision *next);
 // Most repeats one decision gets.
 enum { DECISION_MAX_REPEATS = 63 };
 // Called around each repeat's passes (either may be NULL): `before` may end
@@ -293,13 +299,14 @@ typedef struct {
   void (*after)(void *ctx, const mqss_decision *r, bool kept);
 } repeat_hooks;
 // Applies the repeats of d, which was just applied to *m: decision_repeat
-// after decision_repeat, each on a clone that replaces *m when its passes
-// succeed and change the IR. The first that fails or changes nothing ends
-// them (that IR is dropped). *hash is module_fingerprint(*m), kept up to
-// date. h may be NULL. Returns the number kept, or -1 when out of memory.
+// after decision_repeat (with fit, then decision_repeat_fitted where
+// d's sizes fit no op left), each on a clone that replaces *m when its
+// passes succeed and change the IR. The first that fails or changes nothing
+// ends them (that IR is dropped). *hash is module_fingerprint(*m), kept up
+// to date. h may be NULL. Returns the number kept, or -1 when out of memory.
 int decision_apply_repeats(mqss_module **m, uint64_t *hash,
                            const mqss_catalog *c, const mqss_decision *d,
-                           const repeat_hooks *h);
+                           bool fit, const repeat_hooks *h);
 
 // What the safety layer needs to know about a piece of IR, from one walk.
 typedef struct {

@@ -5,7 +5,10 @@
 // that the sizes fit, so that one decision carries a recipe to every op of
 // a module it suits (an MLP's matmuls, an attention block's, the pointwise
 // convolutions between a network's depthwise ones), as a family recipe's
-// kind-wide schedule does. The environment, selection and the
+// kind-wide schedule does. With fitted sizes (selection's fit_sizes), the
+// ops the sizes do not fit follow, each with the decision's sizes moved to
+// the nearest that fit it (fit.c): a decision's 16 output channels per tile
+// also reach a convolution with 8. The environment, selection and the
 // replay of demonstrations apply a decision's repeats as part of its step;
 // search uses them for its candidates. Each repeat is its own decision
 // (its own pipeline piece, addressing its own op): the pipeline printed and
@@ -28,12 +31,31 @@ bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
   return next->op != 0 && next->op != prev->op;
 }
 
+bool decision_repeat_fitted(const mqss_module *m, const mqss_catalog *c,
+                            const mqss_decision *d, mqss_decision *next) {
+  *next = *d;
+  const mqss_action *a = mqss_catalog_action(c, d->action);
+  if (!d->op || !a || !a->n_steps || !a->n_ops ||
+      !mqss_action_check(m, c, d->action, d->target, NULL, 0))
+    return false;
+  MlirOperation scope = decision_scope(m, d);
+  if (mlirOperationIsNull(scope))
+    return false;
+  linalg_focus f;
+  schedule_heaviest_fit(scope, a, NULL, &f);
+  next->op = f.tag;
+  return next->op != 0 && next->op != d->op &&
+         decision_fit_sizes(m, c, next);
+}
+
 int decision_apply_repeats(mqss_module **m, uint64_t *hash,
                            const mqss_catalog *c, const mqss_decision *d,
-                           const repeat_hooks *h) {
-  mqss_decision prev = *d, r;
+                           bool fit, const repeat_hooks *h) {
+  mqss_decision prev = *d, r; // d's sizes, the op last addressed
   int kept = 0;
-  while (kept < DECISION_MAX_REPEATS && decision_repeat(*m, c, &prev, &r)) {
+  while (kept < DECISION_MAX_REPEATS &&
+         (decision_repeat(*m, c, &prev, &r) ||
+          (fit && decision_repeat_fitted(*m, c, &prev, &r)))) {
     if (h && h->before && !h->before(h->ctx, &r))
       break;
     mqss_module *next = mqss_module_clone(*m);
@@ -51,7 +73,7 @@ int decision_apply_repeats(mqss_module **m, uint64_t *hash,
     mqss_module_destroy(*m);
     *m = next;
     *hash = next_hash;
-    prev = r;
+    prev.op = r.op;
     kept++;
   }
   return kept;

@@ -281,7 +281,7 @@ static bool apply_repeats(mqss_env *e, const mqss_decision *d,
   repeat_hooks h = {.ctx = &k, .after = repeat_kept};
   double t0 = now_ms();
   int n = decision_apply_repeats(&e->current, &e->current_hash, e->catalog,
-                                 d, &h);
+                                 d, false, &h);
   info->apply_ms += now_ms() - t0;
   info->repeats = n > 0 ? n : 0;
   return n >= 0 && !k.nomem;

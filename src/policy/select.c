@@ -285,7 +285,7 @@ mqss_status select_run(const mqss_policy *p, const mqss_module *module,
       repeat_hooks h = {&k, repeat_before, repeat_after};
       t0 = now_ms();
       int n = rc == MQSS_OK ? decision_apply_repeats(&work, &cur_hash,
-                                                     p->catalog, &d, &h)
+                                                     p->catalog, &d, fit, &h)
                             : 0;
       sel->pass_ms += now_ms() - t0;
       if (n < 0 || k.nomem)

@@ -64,7 +64,7 @@ static int replay(const bc_inputs *in, mqss_module **m, const demo *dm,
         d.op = decision_focus(*m, c, &d);
       ok = mqss_decision_apply(*m, c, &d) == MQSS_OK;
       uint64_t hash = ok ? module_fingerprint(*m) : 0;
-      ok = ok && decision_apply_repeats(m, &hash, c, &d, NULL) >= 0;
+      ok = ok && decision_apply_repeats(m, &hash, c, &d, false, NULL) >= 0;
       hist[k++] = target;
     }
   }

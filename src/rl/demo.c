@@ -372,7 +372,7 @@ mqss_status demo_prune(mqss_session *s, const mqss_catalog *c,
       kept.d[kept.n++] = d;
     repeat_hooks h = {&kept, repeat_fits, repeat_kept};
     if (per_op && after != before &&
-        decision_apply_repeats(&m, &after, c, &d, &h) < 0)
+        decision_apply_repeats(&m, &after, c, &d, false, &h) < 0)
       st = fail(s, MQSS_ERR_NOMEM, "out of memory");
     before = after;
   }

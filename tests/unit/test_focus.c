@@ -3,7 +3,8 @@
 // yet, when it is of one of the action's kinds; once tiled, the focus moves
 // on to the next-heaviest op, and the state vector describes the same op.
 // The safety mask checks the op the decision would address. A decision's
-// repeats (repeat.c) carry it to the further ops it fits. When the focus is
+// repeats (repeat.c) carry it to the further ops it fits (with fitted
+// sizes, to the others too). When the focus is
 // of another kind (unless every op of its kinds fits), or no size fits it,
 // a decision addresses the heaviest op of its kinds that it fits.
 #define _GNU_SOURCE
@@ -81,11 +82,17 @@ static const char CATALOG[] =
     "    ops: [linalg.matmul]\n"
     "    requires: [linalg]\n"
     "    params:\n"
-    "      - {name: N, kind: divisor, dim: -2, values: [16]}\n";
+    "      - {name: N, kind: divisor, dim: -2, values: [16]}\n"
+    "  - name: tile-n\n"
+    "    schedule: [tile]\n"
+    "    ops: [linalg.matmul]\n"
+    "    requires: [linalg]\n"
+    "    params:\n"
+    "      - {name: N, kind: divisor, dim: -2, values: [16, 20]}\n";
 
-// tile16: N = 16 divides A's 48 but not B's 40.
+// tile16: N = 16 divides A's 48 but not B's 40. tile-n: 16 or 20.
 enum { TILE20 = 1, TILE8 = 2, TILE_GENERIC = 3, CANON = 4, TILE8_MM = 5,
-       TILE16 = 6 };
+       TILE16 = 6, TILE_N = 7 };
 
 // TWO's matmuls and a batch matmul 1x64xK * 1xKx40: tagged fill 1, A 2,
 // fill 3, B 4, fill 5, batch 6. K = 42 puts it between them in flops
@@ -314,6 +321,41 @@ static void test_repeat_skips_other_kinds(void **state) {
   assert_false(decision_repeat(f->m, f->c, &r, &r)); // no matmul left
 }
 
+// With fitted sizes a repeat also reaches the ops the sizes miss: tile-n
+// with N = 20 on B, then on A with 16, the nearest N that divides A's 48.
+// Without, the repeats end at B (the training environment's rule).
+static void test_repeat_fitted(void **state) {
+  fixture *f = *state;
+  assert_int_equal(mqss_module_tag_ops(f->m, NULL), MQSS_OK);
+  const mqss_param *n = &mqss_catalog_action(f->c, TILE_N)->params[0];
+  mqss_decision d = {.action = TILE_N, .u = {1.0f}, .op = 4}, r;
+  assert_int_equal(mqss_param_map(n, d.u[0]), 1); // 20
+  assert_int_equal(focus_for(f, TILE_N), 4);
+  mqss_module *kept[2];
+  for (int fit = 0; fit < 2; fit++) {
+    kept[fit] = mqss_module_clone(f->m);
+    assert_non_null(kept[fit]);
+    assert_int_equal(mqss_decision_apply(kept[fit], f->c, &d), MQSS_OK);
+    uint64_t hash = module_fingerprint(kept[fit]);
+    assert_int_equal(decision_apply_repeats(&kept[fit], &hash, f->c, &d, fit,
+                                            NULL),
+                     fit);
+  }
+  mqss_module *m = f->m;
+  f->m = kept[0];
+  assert_int_equal(focus_for(f, TILE16), 2); // A left untiled
+  assert_false(decision_repeat(f->m, f->c, &d, &r)); // 20 misses A's 48
+  assert_true(decision_repeat_fitted(f->m, f->c, &d, &r));
+  assert_int_equal(r.op, 2);
+  assert_int_equal(mqss_param_map(n, r.u[0]), 0); // 16
+  f->m = kept[1];
+  assert_int_equal(focus_for(f, TILE16), 0); // A tiled by the fitted repeat
+  assert_false(decision_repeat_fitted(f->m, f->c, &d, &r));
+  f->m = m;
+  mqss_module_destroy(kept[0]);
+  mqss_module_destroy(kept[1]);
+}
+
 // A focus of another kind: a decision addresses every op of its kinds when
 // each has sizes that fit (tile8-matmul), else the heaviest that its sizes
 // fit (tile20 on B: A's 48 refuses 20), where it used to be blocked. Once
@@ -367,6 +409,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_repeat_rule, setup, teardown),
       cmocka_unit_test_setup_teardown(test_repeat_skips_other_kinds, setup,
                                       teardown),
+      cmocka_unit_test_setup_teardown(test_repeat_fitted, setup, teardown),
       cmocka_unit_test_setup_teardown(test_focus_of_other_kind, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_focus_no_size_fits, setup,
