@@ -1,8 +1,9 @@
 // Unit tests of int8 policies at the policy level: the shipped policy,
 // quantised (what `mqss quantize` writes), loads through mqss_policy_load,
 // holds weights that differ from the f32 ones by at most half a step, and
-// takes the same actions as the f32 policy on a few example modules, with
-// the same parameters on all but at most one of them. A file whose dtype
+// takes the same actions as the f32 policy on a few example modules (on at
+// most one of them the paths may part where the f32 policy's choice was a
+// near tie), with the same parameters on all but at most one of them. A file whose dtype
 // flag lies is refused with a message naming the file.
 #define _GNU_SOURCE // memmem
 // internal headers first: cmocka defines a fail() macro
@@ -121,6 +122,22 @@ static void test_int8_weights(void **state) {
   mqss_policy_destroy(f);
 }
 
+// An action the f32 policy chose by less than this much probability over
+// its runner-up may flip under int8's rounding.
+#define NEAR_TIE 0.1f
+
+// The first step at which two selections take different actions (a STOP
+// past the end of the shorter), or -1 when they take the same.
+static int first_difference(const mqss_selection *a, const mqss_selection *b) {
+  int na = mqss_selection_count(a), nb = mqss_selection_count(b);
+  for (int k = 0; k < na || k < nb; k++)
+    if (k >= na || k >= nb ||
+        mqss_selection_decision(a, k)->action !=
+            mqss_selection_decision(b, k)->action)
+      return k;
+  return -1;
+}
+
 static void test_int8_decisions(void **state) {
   (void)state;
   static const char *const modules[] = {
@@ -128,7 +145,7 @@ static void test_int8_decisions(void **state) {
       "mlp_gelu_tanh_tensor_f32.mlir", "conv2d_nhwc_hwcf_bias_relu_tensor_f32.mlir",
       "gemm_affine_polybench_memref_f64.mlir"};
   mqss_policy *f = load(F32_POLICY), *q = load(q_path);
-  int params_differ = 0;
+  int params_differ = 0, ties = 0;
   for (size_t i = 0; i < sizeof modules / sizeof modules[0]; i++) {
     char path[512];
     snprintf(path, sizeof path, MQSS_SOURCE_DIR "/examples/%s", modules[i]);
@@ -140,11 +157,16 @@ static void test_int8_decisions(void **state) {
     assert_int_equal(mqss_policy_select(q, m, NULL, &sq), MQSS_OK);
     printf("  %s: %d steps: %s\n", modules[i], mqss_selection_count(sf),
            mqss_selection_pipeline(sf));
-    assert_int_equal(mqss_selection_count(sq), mqss_selection_count(sf));
-    for (int k = 0; k < mqss_selection_count(sf); k++)
-      assert_int_equal(mqss_selection_decision(sq, k)->action,
-                       mqss_selection_decision(sf, k)->action);
-    if (strcmp(mqss_selection_pipeline(sq), mqss_selection_pipeline(sf))) {
+    int k = first_difference(sf, sq);
+    if (k >= 0) { // the paths part at a step the f32 policy nearly tied
+      float p, alt;
+      int n = mqss_selection_odds(sf, k, 1, &p, (int[1]){0}, &alt);
+      printf("  int8 parts at step %d: f32 took p %.3f, runner-up %.3f\n", k,
+             p, alt);
+      assert_int_equal(n, 1);
+      assert_true(p - alt < NEAR_TIE);
+      ties++;
+    } else if (strcmp(mqss_selection_pipeline(sq), mqss_selection_pipeline(sf))) {
       printf("  int8 differs in parameters: %s\n", mqss_selection_pipeline(sq));
       params_differ++;
     }
@@ -157,6 +179,7 @@ static void test_int8_decisions(void **state) {
   // flip (matmul_tensor_f32's N tile goes from 8 to 16 when mu.weight is
   // scaled by 0.95). bench/int8.sh measures the agreement on a hold-out.
   assert_true(params_differ <= 1);
+  assert_true(ties <= 1);
   mqss_policy_destroy(q);
   mqss_policy_destroy(f);
 }
