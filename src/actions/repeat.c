@@ -15,24 +15,12 @@
 // measured lists them all. It chooses nothing itself.
 #include "internal.h"
 
-bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
-                     const mqss_decision *prev, mqss_decision *next) {
-  *next = *prev;
-  const mqss_action *a = mqss_catalog_action(c, prev->action);
-  if (!prev->op || !a || !a->n_steps || !a->n_ops ||
-      !mqss_action_check(m, c, prev->action, prev->target, NULL, 0))
-    return false;
-  MlirOperation scope = decision_scope(m, prev);
-  if (mlirOperationIsNull(scope))
-    return false;
-  linalg_focus f;
-  schedule_heaviest_fit(scope, a, prev, &f);
-  next->op = f.tag;
-  return next->op != 0 && next->op != prev->op;
-}
-
-bool decision_repeat_fitted(const mqss_module *m, const mqss_catalog *c,
-                            const mqss_decision *d, mqss_decision *next) {
+// d's action on the heaviest untiled op of its kinds in d's scope, one that
+// d's sizes fit (sized) or any, when d addressed one op, the safety layer
+// allows the action on m and that op is another.
+static bool repeat_target(const mqss_module *m, const mqss_catalog *c,
+                          const mqss_decision *d, bool sized,
+                          mqss_decision *next) {
   *next = *d;
   const mqss_action *a = mqss_catalog_action(c, d->action);
   if (!d->op || !a || !a->n_steps || !a->n_ops ||
@@ -42,9 +30,19 @@ bool decision_repeat_fitted(const mqss_module *m, const mqss_catalog *c,
   if (mlirOperationIsNull(scope))
     return false;
   linalg_focus f;
-  schedule_heaviest_fit(scope, a, NULL, &f);
+  schedule_heaviest_fit(scope, a, sized ? d : NULL, &f);
   next->op = f.tag;
-  return next->op != 0 && next->op != d->op &&
+  return next->op != 0 && next->op != d->op;
+}
+
+bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
+                     const mqss_decision *prev, mqss_decision *next) {
+  return repeat_target(m, c, prev, true, next);
+}
+
+bool decision_repeat_fitted(const mqss_module *m, const mqss_catalog *c,
+                            const mqss_decision *d, mqss_decision *next) {
+  return repeat_target(m, c, d, false, next) &&
          decision_fit_sizes(m, c, next);
 }
 
