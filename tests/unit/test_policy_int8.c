@@ -3,8 +3,8 @@
 // holds weights that differ from the f32 ones by at most half a step, and
 // takes the same actions as the f32 policy on a few example modules (on at
 // most one of them the paths may part where the f32 policy's choice was a
-// near tie), with the same parameters on all but at most one of them. A file whose dtype
-// flag lies is refused with a message naming the file.
+// near tie), with the same parameters on all but at most one of them. A
+// file whose dtype flag lies is refused with a message naming the file.
 #define _GNU_SOURCE // memmem
 // internal headers first: cmocka defines a fail() macro
 #include "policy/policy.h"
