@@ -282,10 +282,16 @@ int64_t decision_focus(const mqss_module *m, const mqss_catalog *c,
 // False when there is none (*next is then meaningless).
 bool decision_repeat(const mqss_module *m, const mqss_catalog *c,
                      const mqss_decision *prev, mqss_decision *next);
+// Whether the safety layer allows decision d on m: the action's stage rules
+// (as mqss_action_check), and for a schedule action, d's sizes on the op it
+// addresses rather than some sizes on the focus op.
+bool decision_allowed(const mqss_module *m, const mqss_catalog *c,
+                      const mqss_decision *d);
 // The repeat of d on m with fitted sizes: d's action on the heaviest
 // untiled op of its kinds (any sizes), d's sizes moved to the nearest that
-// fit that op (decision_fit_sizes). False when there is no such op, it is
-// d's own, or no sizes fit it.
+// fit that op (decision_fit_sizes); else, on the heaviest untiled op that
+// d's own sizes fit with its partial tiles peeled (peel = 1,
+// schedule_peels). False when there is no such op or it is d's own.
 bool decision_repeat_fitted(const mqss_module *m, const mqss_catalog *c,
                             const mqss_decision *d, mqss_decision *next);
 // Most repeats one decision gets.

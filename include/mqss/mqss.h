@@ -627,6 +627,14 @@ typedef struct {
                                ///< the action's kinds in scope. The policy
                                ///< (select, the environment) sets it to the
                                ///< focus op's tag (docs/POLICY.md)
+  int peel;                    ///< schedule actions addressing one op, with
+                               ///< one tiling level: 1 lets a tile size
+                               ///< that does not divide its loop leave a
+                               ///< partial tile, peeled off into a loop of
+                               ///< its own so that the full tiles keep
+                               ///< static shapes. Selection's fitted
+                               ///< repeats set it (docs/POLICY.md); 0
+                               ///< elsewhere
 } mqss_decision;
 
 /// Formats the pipeline `decision` runs, anchored: "func.func(P)" or

@@ -163,10 +163,10 @@ static const linalg_focus *focus_of(lazy_focus *lf) {
 // why (when not NULL: the mask does not format reasons); true when allowed.
 // Schedule actions also need an op they can transform (schedule_check.c):
 // the one op a decision would address (focus_target), else every op of
-// their kinds.
-static bool check(const mqss_action *a, const ir_summary *sum,
-                  lazy_focus *focus, bool scoped, char *why,
-                  size_t why_len) {
+// their kinds; with a decision d, the op it addresses must fit its sizes.
+static bool check(const mqss_action *a, const mqss_decision *d,
+                  const ir_summary *sum, lazy_focus *focus, bool scoped,
+                  char *why, size_t why_len) {
   MlirOperation scope = focus->scope;
   char want[128], have[128];
   if (a->is_stop)
@@ -207,9 +207,11 @@ static bool check(const mqss_action *a, const ir_summary *sum,
   for (int i = 0; i < a->n_needs && !ok; i++)
     ok = ir_summary_has(sum, a->needs[i]);
   if (ok && a->n_steps) {
-    ok = schedule_applies(scope, a, NULL,
-                          focus_target(scope, a, NULL, focus_of(focus), NULL),
-                          why, why_len);
+    ok = d ? schedule_applies(scope, a, d, d->op, why, why_len)
+           : schedule_applies(scope, a, NULL,
+                              focus_target(scope, a, NULL, focus_of(focus),
+                                           NULL),
+                              why, why_len);
     if (ok && why)
       snprintf(why, why_len, "allowed");
     return ok;
@@ -265,7 +267,20 @@ int mqss_action_check(const mqss_module *m, const mqss_catalog *c, int action,
     return 0;
   }
   lazy_focus focus = {.scope = scope};
-  bool ok = check(a, &sum, &focus, target != NULL, why, why_len);
+  bool ok = check(a, NULL, &sum, &focus, target != NULL, why, why_len);
+  ir_summary_free(&sum);
+  return ok;
+}
+
+bool decision_allowed(const mqss_module *m, const mqss_catalog *c,
+                      const mqss_decision *d) {
+  const mqss_action *a = m && d ? mqss_catalog_action(c, d->action) : NULL;
+  ir_summary sum;
+  MlirOperation scope;
+  if (!a || !scan(m, d->target, &sum, &scope))
+    return false;
+  lazy_focus focus = {.scope = scope};
+  bool ok = check(a, d, &sum, &focus, d->target != NULL, NULL, 0);
   ir_summary_free(&sum);
   return ok;
 }
@@ -282,7 +297,8 @@ int mqss_action_mask(const mqss_module *m, const mqss_catalog *c,
   for (int i = 0; i < n; i++) {
     const mqss_action *a = mqss_catalog_action(c, i);
     mask[i] = a->is_stop ||
-              (found && check(a, &sum, &focus, target != NULL, NULL, 0));
+              (found && check(a, NULL, &sum, &focus, target != NULL, NULL,
+                              0));
     allowed += mask[i];
   }
   ir_summary_free(&sum);

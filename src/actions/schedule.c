@@ -28,6 +28,7 @@
 typedef schedule_builder builder;
 
 #define ANY "!transform.any_op"
+#define SCF_FOR "!transform.op<\"scf.for\">"
 
 static void vline(builder *b, const char *fmt, va_list ap) {
   sb_printf(b->sb, "    ");
@@ -103,12 +104,46 @@ static bool swap_mn(const builder *b) {
   return order && !strcmp(order, "nmk");
 }
 
+// Peels the partial last iteration off each of the `loops` tile loops of
+// kind i of a peeled decision (schedule_peels), innermost first, so that
+// the remainder of an outer loop holds inner loops peeled already: the full
+// tiles keep static shapes and vectorise, and so may the remainder. A loop
+// its tile divides has nothing to peel (the failure is suppressed).
+static void peel_loops(builder *b, int i, int loops) {
+  for (int j = loops - 1; j >= 0; j--) {
+    int n = b->counter + 1 + i * LINALG_MAX_RANK + j;
+    line(b, "transform.sequence %%loops%d_%d#%d : " ANY " failures(suppress) "
+         "{", i, b->counter, j);
+    line(b, "^bb0(%%peel%d: " ANY "):", n);
+    line(b, "  %%for%d = transform.cast %%peel%d : " ANY " to " SCF_FOR, n, n);
+    line(b, "  %%main%d, %%rest%d = transform.loop.peel %%for%d : (" SCF_FOR
+         ") -> (" ANY ", " ANY ")", n, n, n);
+    line(b, "}");
+  }
+}
+
+// After peel_loops: canonicalization makes the full tiles' slices static,
+// and the targeted ops are matched again, the main tile and its peeled
+// copies (clones keep the mqss.id tag).
+static void rematch_peeled(builder *b) {
+  line(b, "transform.apply_patterns to %%funcs {");
+  line(b, "  transform.apply_patterns.canonicalization");
+  line(b, "} : " ANY);
+  char id[64];
+  schedule_id_filter(b->d, id, sizeof id);
+  for (int i = 0; i < b->a->n_ops; i++)
+    line(b, "%%k%d_%d = transform.structured.match ops{[\"%s\"]}%s in "
+         "%%funcs : (" ANY ") -> " ANY, i, b->version + 1, b->a->ops[i], id);
+  b->version++;
+}
+
 // tile_using_for on every kind with the sizes of the next tiling level;
 // `fill` is the size of loops no parameter names (0: not tiled; 1: unit
 // tiles, for register tiles). `reorder`: ORDER applies to these loops.
 static void step_tile(builder *b, int64_t fill, bool reorder) {
   strbuf outer = {0};
-  bool complete = true;
+  bool peel = schedule_peels(b->a, b->d);
+  bool complete = !peel; // a peeled loop's remainder lies outside its nest
   for (int i = 0; i < b->a->n_ops; i++) {
     int rank = schedule_tiled_rank(b->a, b->a->ops[i]);
     if (b->folded)
@@ -136,6 +171,8 @@ static void step_tile(builder *b, int64_t fill, bool reorder) {
          sizes.data ? sizes.data : "", order.data ? order.data : "",
          types.data ? types.data : "");
     schedule_mark_tiled(b, i);
+    if (peel)
+      peel_loops(b, i, loops);
     if (loops)
       sb_printf(&outer, "%s%%loops%d_%d#0", outer.data ? ", " : "", i,
                 b->counter);
@@ -147,7 +184,9 @@ static void step_tile(builder *b, int64_t fill, bool reorder) {
   schedule_set_nest(b, &outer, complete);
   sb_free(&outer);
   b->version++;
-  b->counter++;
+  if (peel)
+    rematch_peeled(b);
+  b->counter += peel ? 1 + b->a->n_ops * LINALG_MAX_RANK : 1;
   b->level++;
 }
 

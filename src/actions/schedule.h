@@ -154,6 +154,13 @@ mqss_status schedule_pipeline(mqss_session *s, const mqss_action *a,
 bool schedule_fits_op(MlirOperation op, const mqss_action *a,
                       const mqss_decision *d);
 
+// Whether decision d's partial tiles are peeled (mqss_decision.peel): d
+// asks for it, addresses one op, and its action has one tiling step and
+// otherwise only vectorises or works on the loops (no fold, decomposition,
+// padding, permutation or fusion). Its sizes then need not divide the loops
+// they tile, but must not exceed them.
+bool schedule_peels(const mqss_action *a, const mqss_decision *d);
+
 // Whether schedule action a applies in `scope` to the ops of its kinds,
 // only the one tagged `id` when id != 0 (d->op for a decision; the mask
 // passes focus_target's). With d == NULL (the mask): every such op has

@@ -6,8 +6,9 @@
 // vectorises must stay within SCHEDULE_MAX_VECTOR_ELEMS (and, when tiled to
 // registers, its accumulators within SCHEDULE_MAX_ACC_ELEMS); an op a
 // schedule decomposes to its 1-D form must be tiled to 1 on its output and
-// window height. The mask asks whether some choice of sizes works for every
-// op in scope; applying a decision asks whether its sizes do for every op
+// window height. A peeled decision (schedule_peels) may leave partial
+// tiles: its schedule peels them off. The mask asks whether some choice of
+// sizes works for every op in scope; applying a decision asks whether its sizes do for every op
 // it targets. It builds no scripts (schedule.c).
 #include "internal.h"
 #include "actions/linalg_ops.h"
@@ -44,12 +45,23 @@ static int64_t pick(const checker *c, const mqss_param *p, int k, int64_t ext,
   return partial && p->n_values ? value_of(p, 0) : -1;
 }
 
+bool schedule_peels(const mqss_action *a, const mqss_decision *d) {
+  enum { PLAIN = STEP_TARGETS | STEP_TILES | STEP_UNIT_TILES | STEP_VECTORIZES };
+  if (!d || !d->peel || !d->op || (schedule_action_flags(a) & ~PLAIN))
+    return false;
+  int levels = 0;
+  for (int i = 0; i < a->n_steps; i++)
+    levels += (schedule_step_flags(a->steps[i]) & STEP_TILES) != 0;
+  return levels == 1;
+}
+
 // Sizes the loops of one tiling level: `parent` holds the extents the
 // level tiles (the loops' extents, or the previous level's tiles) and
 // becomes the level's tiles. Loops no parameter of the level names keep
 // their extent, or get 1 when they are among the first `unit` loops (a
 // unit-tiling step). Under a padding step (STEP_PARTIAL) the sizes of the
-// parallel loops before the last need not divide.
+// parallel loops before the last need not divide; under a peeled decision
+// (schedule_peels) no size need divide, but none may exceed its loop.
 static bool size_level(checker *c, const char *name, int level, int unit,
                        int rank, int64_t *parent) {
   int64_t cur[LINALG_MAX_RANK];
@@ -66,8 +78,15 @@ static bool size_level(checker *c, const char *name, int level, int unit,
       return false;
     }
     const char *of = level ? "outer tile" : "extent";
-    bool partial = (c->flags & STEP_PARTIAL) && d < rank - 1;
+    bool peel = schedule_peels(c->a, c->d);
+    bool partial = ((c->flags & STEP_PARTIAL) && d < rank - 1) || peel;
     int64_t t = pick(c, p, k, parent[d], partial);
+    if (peel && t > parent[d]) {
+      snprintf(c->why, sizeof c->why, "%s: $%s=%lld exceeds loop %d of "
+               "extent %lld (a peeled tile must fit)", name, p->name,
+               (long long)t, d, (long long)parent[d]);
+      return false;
+    }
     if (t < 1) {
       snprintf(c->why, sizeof c->why, "%s: no candidate of $%s divides loop "
                "%d of %s %lld", name, p->name, d, of, (long long)parent[d]);

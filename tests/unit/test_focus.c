@@ -88,11 +88,20 @@ static const char CATALOG[] =
     "    ops: [linalg.matmul]\n"
     "    requires: [linalg]\n"
     "    params:\n"
-    "      - {name: N, kind: divisor, dim: -2, values: [16, 20]}\n";
+    "      - {name: N, kind: divisor, dim: -2, values: [16, 20]}\n"
+    "  - name: register-tile20\n"
+    "    schedule: [register-tile, vectorize, hoist, lower-contraction]\n"
+    "    ops: [linalg.matmul]\n"
+    "    requires: [tensor, linalg]\n"
+    "    params:\n"
+    "      - {name: M, kind: divisor, dim: -3, values: [4]}\n"
+    "      - {name: N, kind: divisor, dim: -2, values: [20]}\n"
+    "      - {name: K, kind: divisor, dim: -1, values: [4]}\n";
 
 // tile16: N = 16 divides A's 48 but not B's 40. tile-n: 16 or 20.
+// register-tile20: a 4x20 register tile over k = 4, which only B fits.
 enum { TILE20 = 1, TILE8 = 2, TILE_GENERIC = 3, CANON = 4, TILE8_MM = 5,
-       TILE16 = 6, TILE_N = 7 };
+       TILE16 = 6, TILE_N = 7, RT20 = 8 };
 
 // TWO's matmuls and a batch matmul 1x64xK * 1xKx40: tagged fill 1, A 2,
 // fill 3, B 4, fill 5, batch 6. K = 42 puts it between them in flops
@@ -356,6 +365,57 @@ static void test_repeat_fitted(void **state) {
   mqss_module_destroy(kept[1]);
 }
 
+// An op no size divides: with fitted sizes the repeat of a 4x20 register
+// tile reaches A (48 columns) with the decision's own sizes, its partial
+// tile peeled off (two full tiles of 20 columns, then 8). Both parts are
+// vectorised (no linalg.matmul is left), and the program computes what the
+// untransformed one does. Without fitting, the repeats end at B.
+static void test_repeat_peeled(void **state) {
+  fixture *f = *state;
+  assert_int_equal(mqss_module_tag_ops(f->m, NULL), MQSS_OK);
+  mqss_module *before = mqss_module_clone(f->m);
+  assert_non_null(before);
+  mqss_decision d = {.action = RT20, .op = 4}, r;
+  apply(f, RT20, 4);
+  assert_false(decision_repeat(f->m, f->c, &d, &r));
+  assert_true(decision_repeat_fitted(f->m, f->c, &d, &r));
+  assert_int_equal(r.op, 2);
+  assert_int_equal(r.peel, 1);
+  char *script = mqss_decision_schedule(f->c, &r);
+  assert_contains(script, "transform.loop.peel");
+  free(script);
+  mqss_module *kept[2];
+  for (int fit = 0; fit < 2; fit++) {
+    kept[fit] = mqss_module_clone(f->m);
+    assert_non_null(kept[fit]);
+    uint64_t hash = module_fingerprint(kept[fit]);
+    assert_int_equal(decision_apply_repeats(&kept[fit], &hash, f->c, &d, fit,
+                                            NULL),
+                     fit);
+  }
+  char *text = mqss_module_to_string(kept[0]);
+  assert_contains(text, "linalg.matmul"); // A, untouched
+  free(text);
+  text = mqss_module_to_string(kept[1]);
+  assert_non_null(text);
+  assert_null(strstr(text, "linalg.matmul"));
+  free(text);
+  mqss_measure_options o;
+  mqss_measure_options_init(&o);
+  o.warmup = 0;
+  o.repeat = 1;
+  o.code_size = 0;
+  o.reference_module = before;
+  mqss_measure_result res;
+  assert_int_equal(mqss_measure(kept[1], &o, &res), MQSS_OK);
+  if (res.status != MQSS_MEASURE_OK)
+    fail_msg("peeled tiles: %s: %s", mqss_measure_status_name(res.status),
+             res.message);
+  mqss_module_destroy(kept[0]);
+  mqss_module_destroy(kept[1]);
+  mqss_module_destroy(before);
+}
+
 // A focus of another kind: a decision addresses every op of its kinds when
 // each has sizes that fit (tile8-matmul), else the heaviest that its sizes
 // fit (tile20 on B: A's 48 refuses 20), where it used to be blocked. Once
@@ -410,6 +470,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_repeat_skips_other_kinds, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_repeat_fitted, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_repeat_peeled, setup, teardown),
       cmocka_unit_test_setup_teardown(test_focus_of_other_kind, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_focus_no_size_fits, setup,
