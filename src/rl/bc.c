@@ -38,6 +38,10 @@ static int replay(const bc_inputs *in, mqss_module **m, const demo *dm,
   uint8_t cat_mask[NN_MAX_ACTIONS + 1], mask[NN_MAX_ACTIONS + 1];
   bool ok = S == MQSS_FEATURE_DIM && model->P <= (int)(sizeof u / sizeof u[0]);
   for (int j = 0; ok && j <= dm->n; j++) {
+    if (j < dm->n && dm->d[j].peel) { // a repeat of selection's fitting:
+      ok = mqss_decision_apply(*m, c, &dm->d[j]) == MQSS_OK; // applied, but
+      continue; // no step of the policy's (the mask refuses its action)
+    }
     if (j < dm->n && repeated(*m, c, &dm->d[j]))
       continue;
     int target = j < dm->n ? dm->d[j].action : mqss_catalog_stop(c);

@@ -37,13 +37,13 @@ mqss_status expit_write_atomic(mqss_session *s, const char *path,
 
 // Appends "i, speedup, n, decisions, pipeline" of w (n >= 0), no newline; a
 // decision is "action:u0,u1,..." (hex floats, exact), "action@op:..." when it
-// addresses one op.
+// addresses one op, "action@op+:..." when it also peels (mqss_decision.peel).
 static void format_winner(strbuf *sb, int i, const expit_winner *w) {
   sb_printf(sb, "%d\t%.17g\t%d", i, w->speedup, w->n);
   for (int k = 0; k < w->n; k++) {
     sb_printf(sb, "\t%d", w->d[k].action);
     if (w->d[k].op)
-      sb_printf(sb, "@%lld", (long long)w->d[k].op);
+      sb_printf(sb, "@%lld%s", (long long)w->d[k].op, w->d[k].peel ? "+" : "");
     sb_printf(sb, ":");
     for (int p = 0; p < MQSS_MAX_PARAMS; p++)
       sb_printf(sb, "%s%a", p ? "," : "", (double)w->d[k].u[p]);
@@ -79,6 +79,8 @@ static bool parse_winner(const char *p, int n_modules, int *i, expit_winner *w) 
       if (end == p || op <= 0)
         return false;
       w->d[d].op = op;
+      if (*end == '+') // its partial tiles peeled
+        w->d[d].peel = 1, end++;
     }
     if (*end != ':')
       return false;

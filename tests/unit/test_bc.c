@@ -3,7 +3,8 @@
 // policy makes them within the decision's step (repeat.c). The replay
 // skips them, so the samples are the steps the policy would take, and
 // applies each decision with its repeats, so the states are the ones the
-// environment would show.
+// environment would show. A peeled repeat (selection's) is applied as it
+// comes, without a sample.
 // internal headers first: cmocka defines a fail() macro
 #include "policy/policy.h"
 #include "rl/bc.h"
@@ -115,8 +116,33 @@ static void test_decision_repeats(void **state) {
   assert_true(feature(&f->rb, 1, "op.focus.present") == 0.0f);
 }
 
+// A peeled decision (mqss_decision.peel) is a repeat of selection's fitted
+// sizes, never a step of the policy's: the replay applies it without a
+// sample, even when it addresses the focus op. Here N = 16 on the second
+// matmul's 40 columns (two full tiles and a peeled one of 8); the first
+// matmul is then the focus, and its decision is the one step.
+static void test_peeled_applied_not_learned(void **state) {
+  fixture *f = *state;
+  mqss_decision peeled = {.action = 1, .u = {-1, 1, 0}, .op = 4, .peel = 1};
+  mqss_decision first = TILE_FOCUS;
+  first.op = 2;
+  mqss_decision winner[] = {peeled, first};
+  bc_counts k = replay(f, winner, 2);
+  assert_int_equal(k.modules, 1);
+  assert_int_equal(k.refused, 0);
+  assert_int_equal(k.steps, 1);
+  assert_int_equal(k.samples, 2); // the first matmul's decision, then STOP
+  const nn_model *net = f->p->nets[0];
+  int n_slot = net->param_off[f->rb.action[0]] + 1; // the sample's N
+  assert_true(f->rb.u[n_slot] == first.u[1]); // not the peeled decision's
+  assert_true(feature(&f->rb, 0, "op.focus.present") == 1.0f);
+  assert_true(feature(&f->rb, 1, "op.focus.present") == 0.0f);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_peeled_applied_not_learned, setup,
+                                      teardown),
       cmocka_unit_test_setup_teardown(test_repeat_skipped, setup, teardown),
       cmocka_unit_test_setup_teardown(test_decision_repeats, setup, teardown),
   };

@@ -2,8 +2,10 @@
 // subset of training modules each expert-iteration round searches: every
 // module is searched once before any is searched twice, a round never names a
 // module twice, the subset depends on the seed and on nothing else, and 0 or
-// a count >= n means every module.
+// a count >= n means every module. And of winners.tsv: what
+// expit_winners_save writes, expit_winners_load reads back exactly.
 // Internal headers first: cmocka defines a fail() macro that would clash.
+#define _GNU_SOURCE
 #include "rl/expit_search.h"
 
 #include <setjmp.h>
@@ -14,7 +16,10 @@
 
 #include "check.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 enum { N = 23 };
 
@@ -67,11 +72,48 @@ static void test_seeded_and_deterministic(void **state) {
   assert_true(differ > 0); // another seed, another rotation
 }
 
+// Decisions keep their action, parameters (exact), op and peel flag.
+static void test_winners_round_trip(void **state) {
+  (void)state;
+  mqss_session *s = NULL;
+  assert_int_equal(mqss_session_create(&s), MQSS_OK);
+  static expit_winner w[3], back[3];
+  w[0] = (expit_winner){.n = -1};
+  w[1] = (expit_winner){.n = 0, .speedup = 1.0};
+  w[2] = (expit_winner){.n = 3, .speedup = 2.25};
+  w[2].d[0] = (mqss_decision){.action = 4, .u = {0.125f, -1.0f / 3}};
+  w[2].d[1] = (mqss_decision){.action = 7, .u = {-0.5f}, .op = 12};
+  w[2].d[2] = (mqss_decision){.action = 7, .u = {0.75f}, .op = 9, .peel = 1};
+  snprintf(w[2].pipeline, sizeof w[2].pipeline, "builtin.module(inline)");
+  char path[] = "/tmp/mqss_winners_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  assert_int_equal(expit_winners_save(s, path, w, 3), MQSS_OK);
+  for (int i = 0; i < 3; i++)
+    back[i] = (expit_winner){.n = -1};
+  assert_int_equal(expit_winners_load(s, path, back, 3), MQSS_OK);
+  unlink(path);
+  assert_int_equal(back[0].n, -1);
+  assert_int_equal(back[1].n, 0);
+  assert_int_equal(back[2].n, 3);
+  assert_true(back[2].speedup == 2.25);
+  assert_string_equal(back[2].pipeline, "builtin.module(inline)");
+  for (int k = 0; k < 3; k++) {
+    assert_int_equal(back[2].d[k].action, w[2].d[k].action);
+    assert_memory_equal(back[2].d[k].u, w[2].d[k].u, sizeof w[2].d[k].u);
+    assert_int_equal(back[2].d[k].op, w[2].d[k].op);
+    assert_int_equal(back[2].d[k].peel, w[2].d[k].peel);
+  }
+  mqss_session_destroy(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_all_modules),
       cmocka_unit_test(test_rotation_covers_every_module),
       cmocka_unit_test(test_seeded_and_deterministic),
+      cmocka_unit_test(test_winners_round_trip),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -234,7 +234,7 @@ static void test_heaviest_then_next(void **state) {
 // the action is masked again.
 static void test_mask_follows_focus(void **state) {
   fixture *f = *state;
-  uint8_t mask[8];
+  uint8_t mask[RT20 + 1];
   char why[256];
   assert_true(mqss_action_mask(f->m, f->c, NULL, mask) > 0);
   assert_int_equal(mask[TILE20], 0);
@@ -426,7 +426,7 @@ static void test_focus_of_other_kind(void **state) {
   assert_int_equal(focus_for(f, TILE8), 6); // the batch matmul is the focus
   assert_int_equal(focus_for(f, TILE8_MM), 0);
   assert_int_equal(focus_for(f, TILE20), 4);
-  uint8_t mask[8];
+  uint8_t mask[RT20 + 1];
   char why[256];
   mqss_action_mask(f->m, f->c, NULL, mask);
   assert_int_equal(mask[TILE20], 1);
@@ -448,7 +448,7 @@ static void test_focus_no_size_fits(void **state) {
   assert_int_equal(mqss_module_tag_ops(f->m, NULL), MQSS_OK);
   assert_int_equal(focus_for(f, TILE8), 4); // B is the focus
   assert_int_equal(focus_for(f, TILE16), 2);
-  uint8_t mask[8];
+  uint8_t mask[RT20 + 1];
   mqss_action_mask(f->m, f->c, NULL, mask);
   assert_int_equal(mask[TILE16], 1);
   apply(f, TILE16, 2);
