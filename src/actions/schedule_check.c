@@ -8,8 +8,8 @@
 // schedule decomposes to its 1-D form must be tiled to 1 on its output and
 // window height. A peeled decision (schedule_peels) may leave partial
 // tiles: its schedule peels them off. The mask asks whether some choice of
-// sizes works for every op in scope; applying a decision asks whether its sizes do for every op
-// it targets. It builds no scripts (schedule.c).
+// sizes works for every op in scope; applying a decision asks whether its
+// sizes do for every op it targets. It builds no scripts (schedule.c).
 #include "internal.h"
 #include "actions/linalg_ops.h"
 #include "actions/schedule.h"
@@ -46,7 +46,9 @@ static int64_t pick(const checker *c, const mqss_param *p, int k, int64_t ext,
 }
 
 bool schedule_peels(const mqss_action *a, const mqss_decision *d) {
-  enum { PLAIN = STEP_TARGETS | STEP_TILES | STEP_UNIT_TILES | STEP_VECTORIZES };
+  enum {
+    PLAIN = STEP_TARGETS | STEP_TILES | STEP_UNIT_TILES | STEP_VECTORIZES
+  };
   if (!d || !d->peel || !d->op || (schedule_action_flags(a) & ~PLAIN))
     return false;
   int levels = 0;
