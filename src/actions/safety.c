@@ -244,6 +244,23 @@ static bool scan(const mqss_module *m, const char *target, ir_summary *sum,
   return true;
 }
 
+// check() on m, or on its function `target`: action a, or decision d of it.
+static bool check_in(const mqss_module *m, const mqss_action *a,
+                     const mqss_decision *d, const char *target, char *why,
+                     size_t why_len) {
+  ir_summary sum;
+  MlirOperation scope;
+  if (!scan(m, target, &sum, &scope)) {
+    if (why)
+      snprintf(why, why_len, "blocked: no function @%s in the module", target);
+    return false;
+  }
+  lazy_focus focus = {.scope = scope};
+  bool ok = check(a, d, &sum, &focus, target != NULL, why, why_len);
+  ir_summary_free(&sum);
+  return ok;
+}
+
 int mqss_action_check(const mqss_module *m, const mqss_catalog *c, int action,
                       const char *target, char *why, size_t why_len) {
   char local[256];
@@ -260,29 +277,13 @@ int mqss_action_check(const mqss_module *m, const mqss_catalog *c, int action,
     snprintf(why, why_len, "allowed");
     return 1;
   }
-  ir_summary sum;
-  MlirOperation scope;
-  if (!scan(m, target, &sum, &scope)) {
-    snprintf(why, why_len, "blocked: no function @%s in the module", target);
-    return 0;
-  }
-  lazy_focus focus = {.scope = scope};
-  bool ok = check(a, NULL, &sum, &focus, target != NULL, why, why_len);
-  ir_summary_free(&sum);
-  return ok;
+  return check_in(m, a, NULL, target, why, why_len);
 }
 
 bool decision_allowed(const mqss_module *m, const mqss_catalog *c,
                       const mqss_decision *d) {
   const mqss_action *a = m && d ? mqss_catalog_action(c, d->action) : NULL;
-  ir_summary sum;
-  MlirOperation scope;
-  if (!a || !scan(m, d->target, &sum, &scope))
-    return false;
-  lazy_focus focus = {.scope = scope};
-  bool ok = check(a, d, &sum, &focus, d->target != NULL, NULL, 0);
-  ir_summary_free(&sum);
-  return ok;
+  return a && check_in(m, a, d, d->target, NULL, 0);
 }
 
 int mqss_action_mask(const mqss_module *m, const mqss_catalog *c,

@@ -111,12 +111,13 @@ static bool swap_mn(const builder *b) {
 // its tile divides has nothing to peel (the failure is suppressed).
 static void peel_loops(builder *b, int i, int loops) {
   for (int j = loops - 1; j >= 0; j--) {
-    int n = b->counter + 1 + i * LINALG_MAX_RANK + j;
+    char n[32]; // named after the loop handle %loops<i>_<counter>#<j>
+    snprintf(n, sizeof n, "%d_%d_%d", i, b->counter, j);
     line(b, "transform.sequence %%loops%d_%d#%d : " ANY " failures(suppress) "
          "{", i, b->counter, j);
-    line(b, "^bb0(%%peel%d: " ANY "):", n);
-    line(b, "  %%for%d = transform.cast %%peel%d : " ANY " to " SCF_FOR, n, n);
-    line(b, "  %%main%d, %%rest%d = transform.loop.peel %%for%d : (" SCF_FOR
+    line(b, "^bb0(%%peel%s: " ANY "):", n);
+    line(b, "  %%for%s = transform.cast %%peel%s : " ANY " to " SCF_FOR, n, n);
+    line(b, "  %%main%s, %%rest%s = transform.loop.peel %%for%s : (" SCF_FOR
          ") -> (" ANY ", " ANY ")", n, n, n);
     line(b, "}");
   }
@@ -186,7 +187,7 @@ static void step_tile(builder *b, int64_t fill, bool reorder) {
   b->version++;
   if (peel)
     rematch_peeled(b);
-  b->counter += peel ? 1 + b->a->n_ops * LINALG_MAX_RANK : 1;
+  b->counter++;
   b->level++;
 }
 

@@ -24,6 +24,7 @@ typedef struct {
   const mqss_action *a;
   const mqss_decision *d; // NULL: any choice of sizes
   int flags;              // schedule_action_flags(a)
+  bool peel;              // schedule_peels(a, d)
   int matched, fitting;
   char why[256];          // why the last op that did not fit does not
 } checker;
@@ -80,10 +81,9 @@ static bool size_level(checker *c, const char *name, int level, int unit,
       return false;
     }
     const char *of = level ? "outer tile" : "extent";
-    bool peel = schedule_peels(c->a, c->d);
-    bool partial = ((c->flags & STEP_PARTIAL) && d < rank - 1) || peel;
+    bool partial = ((c->flags & STEP_PARTIAL) && d < rank - 1) || c->peel;
     int64_t t = pick(c, p, k, parent[d], partial);
-    if (peel && t > parent[d]) {
+    if (c->peel && t > parent[d]) {
       snprintf(c->why, sizeof c->why, "%s: $%s=%lld exceeds loop %d of "
                "extent %lld (a peeled tile must fit)", name, p->name,
                (long long)t, d, (long long)parent[d]);
@@ -251,14 +251,16 @@ static bool visit(MlirOperation op, void *user) {
 
 bool schedule_fits_op(MlirOperation op, const mqss_action *a,
                       const mqss_decision *d) {
-  checker c = {.a = a, .d = d, .flags = schedule_action_flags(a)};
+  checker c = {.a = a, .d = d, .flags = schedule_action_flags(a),
+               .peel = schedule_peels(a, d)};
   return linalg_op_is_kind(op, a->ops, a->n_ops) && fits(&c, op);
 }
 
 bool schedule_applies(MlirOperation scope, const mqss_action *a,
                       const mqss_decision *d, int64_t id, char *why,
                       size_t why_len) {
-  checker c = {.a = a, .d = d, .flags = schedule_action_flags(a)};
+  checker c = {.a = a, .d = d, .flags = schedule_action_flags(a),
+               .peel = schedule_peels(a, d)};
   if (!a->n_ops)
     return true;
   linalg_for_each(scope, a->ops, a->n_ops, id, visit, &c);
