@@ -1,0 +1,86 @@
+#!/bin/sh
+# How much of each hand-written example's run time is its kernel (issue 14
+# item 7, ">= 2x over the reference"): `mqss measure` times the whole entry
+# (@main: input set-up, the kernel call, the printing of results). For every
+# example of examples/families.tsv it finds the kernel (the one public
+# function besides @main) and prints
+#   - main_ms, kernel_ms: the reference's run time of @main and of the kernel
+#     alone (--entry, on measure's generated inputs), medians of PAIRS runs;
+#   - share and bound: kernel_ms / main_ms, and main_ms / (main_ms -
+#     kernel_ms), the program speedup an infinitely fast kernel would give
+#     (Amdahl; "-" when the kernel alone runs as long as @main);
+#   - program and kernel: the policy's selection (`mqss select`) measured
+#     against the reference, on @main and on the kernel alone (PAIRS
+#     interleaved pairs, Hodges-Lehmann speedup and 95% interval; outputs
+#     checked on both);
+# and the geomeans, with the machine, the commit and the date. Run it alone.
+#
+# usage: bench/examples_kernels.sh [POLICY] [BUILD_DIR]
+#   env: PAIRS (10), MANIFEST (examples/families.tsv)
+set -eu
+policy=${1:-}
+[ -z "$policy" ] || policy=$(cd "$(dirname "$policy")" && pwd)/$(basename "$policy")
+cd "$(dirname "$0")/.."
+policy=${policy:-$PWD/models/default.safetensors}
+BUILD=${2:-build}
+. bench/common.sh
+export OPENBLAS_NUM_THREADS=1
+exec python3 - "$BUILD/mqss" "$policy" "${PAIRS:-10}" "$COMMIT" \
+  "${MANIFEST:-examples/families.tsv}" <<'PY'
+import json, math, os, platform, re, subprocess, sys, time
+mqss, policy, pairs, commit, manifest = sys.argv[1:]
+files = [l.split()[0] for l in open(manifest) if l.strip() and not l.startswith("#")]
+cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
+            if l.startswith("model name")), platform.machine())
+print(f"machine: {platform.node()}, {cpu}, {os.cpu_count()} cores; commit {commit}; "
+      f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
+print(f"policy: {policy}; {pairs} runs / interleaved pairs per figure; {manifest}")
+
+def measure(path, *args):
+    r = subprocess.run([mqss, "measure", path, "--warmup", "1", "--repeat", pairs,
+                        "--json", "--no-cache", *args], capture_output=True, text=True)
+    try:
+        return json.loads(r.stdout)
+    except json.JSONDecodeError:
+        return {"status": "failed", "message": r.stderr.strip()[:80]}
+
+def speedup(path, pipe, *entry):
+    """Reference time over the selection's: Hodges-Lehmann and interval."""
+    j = measure(path, "--pipeline", "", "--vs", pipe, *entry)
+    if j.get("a", {}).get("status") != "ok" or j.get("b", {}).get("status") != "ok":
+        return None
+    r = j["ratio_b_over_a"]
+    if r["lo"] <= 0:  # no interval: under 6 pairs
+        return (1 / r["hl"], math.nan, math.nan)
+    return (1 / r["hl"], 1 / r["hi"], 1 / r["lo"])
+
+print(f"{'module':48} {'kernel':18} {'main_ms':>8} {'kernel_ms':>9} {'share':>6} "
+      f"{'bound':>7} {'program':>24} {'kernel':>24}")
+logs = {"bound": [], "program": [], "kernel": []}
+for f in files:
+    path = os.path.join(os.path.dirname(manifest), f)
+    names = re.findall(r"^func\.func @([A-Za-z0-9_]+)", open(path).read(), re.M)
+    kernel = next((n for n in names if n != "main"), None)
+    sel = subprocess.run([mqss, "select", path, "--policy", policy],
+                         capture_output=True, text=True)
+    main, kern = measure(path), measure(path, "--entry", kernel)
+    if not kernel or sel.returncode or main.get("status") != "ok" or kern.get("status") != "ok":
+        print(f"{f:48} failed: {(sel.stderr or main.get('message', '') or kern.get('message', '')).strip()[:80]}")
+        continue
+    tm, tk = main["run_ms"]["median"], kern["run_ms"]["median"]
+    bound = tm / (tm - tk) if tk < tm else None
+    pipe = sel.stdout.strip().splitlines()[-1] if sel.stdout.strip() else ""
+    prog, kspd = speedup(path, pipe), speedup(path, pipe, "--entry", kernel)
+    cell = lambda s: f"{s[0]:7.3f}x [{s[1]:6.3f}, {s[2]:6.3f}]" if s else f"{'failed':>24}"
+    print(f"{f:48} {kernel:18} {tm:8.4f} {tk:9.4f} {tk / tm:6.1%} "
+          f"{(f'{bound:6.2f}x' if bound else '-'):>7} {cell(prog)} {cell(kspd)}")
+    if bound and prog and kspd:
+        logs["bound"].append(math.log(bound))
+        logs["program"].append(math.log(prog[0]))
+        logs["kernel"].append(math.log(kspd[0]))
+n = len(logs["bound"])
+if n:
+    g = {k: math.exp(sum(v) / n) for k, v in logs.items()}
+    print(f"geomean over the {n} examples with a bound: Amdahl bound {g['bound']:.3f}x, "
+          f"program {g['program']:.3f}x, kernel {g['kernel']:.3f}x")
+PY
