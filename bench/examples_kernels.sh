@@ -8,7 +8,8 @@
 #     alone (--entry, on measure's generated inputs), medians of PAIRS runs;
 #   - share and bound: kernel_ms / main_ms, and main_ms / (main_ms -
 #     kernel_ms), the program speedup an infinitely fast kernel would give
-#     (Amdahl; "-" when the kernel alone runs as long as @main);
+#     (Amdahl; "-" when the kernel alone takes 90% of @main's time or more:
+#     the two timings, on different inputs, then cannot bound it);
 #   - program and kernel: the policy's selection (`mqss select`) measured
 #     against the reference, on @main and on the kernel alone (PAIRS
 #     interleaved pairs, Hodges-Lehmann speedup and 95% interval; outputs
@@ -68,7 +69,7 @@ for f in files:
         print(f"{f:48} failed: {(sel.stderr or main.get('message', '') or kern.get('message', '')).strip()[:80]}")
         continue
     tm, tk = main["run_ms"]["median"], kern["run_ms"]["median"]
-    bound = tm / (tm - tk) if tk < tm else None
+    bound = tm / (tm - tk) if tk < 0.9 * tm else None
     pipe = sel.stdout.strip().splitlines()[-1] if sel.stdout.strip() else ""
     prog, kspd = speedup(path, pipe), speedup(path, pipe, "--entry", kernel)
     cell = lambda s: f"{s[0]:7.3f}x [{s[1]:6.3f}, {s[2]:6.3f}]" if s else f"{'failed':>24}"
