@@ -5,7 +5,9 @@
 # example of examples/families.tsv it finds the kernel (the one public
 # function besides @main) and prints
 #   - main_ms, kernel_ms: the reference's run time of @main and of the kernel
-#     alone (--entry, on measure's generated inputs), medians of PAIRS runs;
+#     alone (--entry, on measure's generated inputs): the median over CHILDREN
+#     measuring children, alternating, of each child's median of PAIRS runs
+#     (a child's median moves by up to 1.5x from child to child at 10 us);
 #   - share and bound: kernel_ms / main_ms, and main_ms / (main_ms -
 #     kernel_ms), the program speedup an infinitely fast kernel would give
 #     (Amdahl; "-" when the kernel alone takes 90% of @main's time or more:
@@ -17,7 +19,7 @@
 # and the geomeans, with the machine, the commit and the date. Run it alone.
 #
 # usage: bench/examples_kernels.sh [POLICY] [BUILD_DIR]
-#   env: PAIRS (10), MANIFEST (examples/families.tsv)
+#   env: PAIRS (10), CHILDREN (5), MANIFEST (examples/families.tsv)
 set -eu
 policy=${1:-}
 [ -z "$policy" ] || policy=$(cd "$(dirname "$policy")" && pwd)/$(basename "$policy")
@@ -26,16 +28,17 @@ policy=${policy:-$PWD/models/default.safetensors}
 BUILD=${2:-build}
 . bench/common.sh
 export OPENBLAS_NUM_THREADS=1
-exec python3 - "$BUILD/mqss" "$policy" "${PAIRS:-10}" "$COMMIT" \
+exec python3 - "$BUILD/mqss" "$policy" "${PAIRS:-10}" "${CHILDREN:-5}" "$COMMIT" \
   "${MANIFEST:-examples/families.tsv}" <<'PY'
-import json, math, os, platform, re, subprocess, sys, time
-mqss, policy, pairs, commit, manifest = sys.argv[1:]
+import json, math, os, platform, re, statistics, subprocess, sys, time
+mqss, policy, pairs, children, commit, manifest = sys.argv[1:]
 files = [l.split()[0] for l in open(manifest) if l.strip() and not l.startswith("#")]
 cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
             if l.startswith("model name")), platform.machine())
 print(f"machine: {platform.node()}, {cpu}, {os.cpu_count()} cores; commit {commit}; "
       f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
-print(f"policy: {policy}; {pairs} runs / interleaved pairs per figure; {manifest}")
+print(f"policy: {policy}; {pairs} runs / interleaved pairs per figure; run times "
+      f"over {children} children; {manifest}")
 
 def measure(path, *args):
     r = subprocess.run([mqss, "measure", path, "--warmup", "1", "--repeat", pairs,
@@ -64,11 +67,13 @@ for f in files:
     kernel = next((n for n in names if n != "main"), None)
     sel = subprocess.run([mqss, "select", path, "--policy", policy],
                          capture_output=True, text=True)
-    main, kern = measure(path), measure(path, "--entry", kernel)
-    if not kernel or sel.returncode or main.get("status") != "ok" or kern.get("status") != "ok":
-        print(f"{f:48} failed: {(sel.stderr or main.get('message', '') or kern.get('message', '')).strip()[:80]}")
+    runs = [(measure(path), measure(path, "--entry", kernel)) for _ in range(int(children))]
+    bad = [j for pair in runs for j in pair if j.get("status") != "ok"]
+    if not kernel or sel.returncode or bad:
+        print(f"{f:48} failed: {(sel.stderr or bad[0].get('message', '')).strip()[:80]}")
         continue
-    tm, tk = main["run_ms"]["median"], kern["run_ms"]["median"]
+    tm = statistics.median(m["run_ms"]["median"] for m, _ in runs)
+    tk = statistics.median(k["run_ms"]["median"] for _, k in runs)
     bound = tm / (tm - tk) if tk < 0.9 * tm else None
     pipe = sel.stdout.strip().splitlines()[-1] if sel.stdout.strip() else ""
     prog, kspd = speedup(path, pipe), speedup(path, pipe, "--entry", kernel)
