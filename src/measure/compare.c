@@ -10,6 +10,7 @@
 // set are left out. It does not produce outputs.
 #include "measure.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,11 +19,66 @@
 // ----------------------------------------------------------------------------
 // elements
 
+// bf16 is the upper half of an f32.
+static double bf16_get(uint16_t b) {
+  uint32_t u = (uint32_t)b << 16;
+  float f;
+  memcpy(&f, &u, 4);
+  return f;
+}
+
+// Rounds through f32 to the nearest even bf16; a finite x over the largest
+// bf16 becomes the largest.
+static uint16_t bf16_put(double x) {
+  float f = isfinite(x) ? (float)fmax(fmin(x, FLT_MAX), -FLT_MAX) : (float)x;
+  uint32_t u;
+  memcpy(&u, &f, 4);
+  if (isnan(f))
+    return (uint16_t)(u >> 16 | 0x40); // quiet
+  uint32_t r = u + 0x7FFF + (u >> 16 & 1);
+  if ((r & 0x7F800000) == 0x7F800000 && isfinite(f))
+    r = (u & 0x80000000) | 0x7F7F0000; // rounded up to infinity
+  return (uint16_t)(r >> 16);
+}
+
+// IEEE binary16: 1 sign, 5 exponent (bias 15), 10 fraction bits.
+static double f16_get(uint16_t h) {
+  int e = h >> 10 & 0x1F, m = h & 0x3FF;
+  double v = e == 0    ? ldexp(m, -24)
+             : e == 31 ? (m ? NAN : INFINITY)
+                       : ldexp(1024 + m, e - 25);
+  return h >> 15 ? -v : v;
+}
+
+// Rounds to the nearest even f16; a finite x over the largest f16 (65504)
+// becomes the largest.
+static uint16_t f16_put(double x) {
+  uint16_t sign = signbit(x) ? 0x8000 : 0;
+  double a = fabs(x);
+  if (isnan(x))
+    return 0x7E00;
+  if (isinf(x))
+    return sign | 0x7C00;
+  if (a < 0x1p-14) // subnormal: multiples of 2^-24 (1024 is the least normal)
+    return sign | (uint16_t)nearbyint(a * 0x1p24);
+  int e;
+  double m = frexp(a, &e) * 2048.0; // a = m * 2^(e-11), m in [1024, 2048)
+  m = nearbyint(m);
+  if (m == 2048.0)
+    m = 1024.0, e++;
+  if (e + 14 > 30)
+    return sign | 0x7BFF;
+  return sign | (uint16_t)((e + 14) << 10 | ((int)m - 1024));
+}
+
 double elem_get(elem_type et, const void *data, int64_t k) {
   const char *p = (const char *)data + k * (int64_t)elem_size(et);
+  uint16_t h;
   switch (et) {
   case ET_F32: { float f; memcpy(&f, p, 4); return f; }
   case ET_F64: { double d; memcpy(&d, p, 8); return d; }
+  case ET_BF16: memcpy(&h, p, 2); return bf16_get(h);
+  case ET_F16: memcpy(&h, p, 2); return f16_get(h);
   case ET_I8: return *(const int8_t *)p;
   case ET_I16: { int16_t v; memcpy(&v, p, 2); return v; }
   case ET_I32: { int32_t v; memcpy(&v, p, 4); return v; }
@@ -32,7 +88,21 @@ double elem_get(elem_type et, const void *data, int64_t k) {
   return 0;
 }
 
-static bool is_float(elem_type et) { return et == ET_F32 || et == ET_F64; }
+void elem_put(elem_type et, void *data, int64_t k, double x) {
+  char *p = (char *)data + k * (int64_t)elem_size(et);
+  float f = isfinite(x) ? (float)fmax(fmin(x, FLT_MAX), -FLT_MAX) : (float)x;
+  uint16_t h = et == ET_BF16 ? bf16_put(x) : f16_put(x);
+  if (et == ET_F32)
+    memcpy(p, &f, 4);
+  else if (et == ET_F64)
+    memcpy(p, &x, 8);
+  else if (et == ET_BF16 || et == ET_F16)
+    memcpy(p, &h, 2);
+}
+
+bool elem_is_float(elem_type et) {
+  return et == ET_F32 || et == ET_F64 || et == ET_BF16 || et == ET_F16;
+}
 
 // Tracks the largest error, and records the mismatch with the largest error
 // (the first one among equals).
@@ -55,7 +125,8 @@ static void note(compare_result *r, bool ok, double err, double bound,
 }
 
 double unit_roundoff(elem_type et) {
-  return et == ET_F64 ? 0x1p-53 : 0x1p-24;
+  return et == ET_F64 ? 0x1p-53 : et == ET_BF16 ? 0x1p-8 : et == ET_F16 ? 0x1p-11
+                                                                        : 0x1p-24;
 }
 
 // Worst case for short reductions; for long ones the probabilistic bound
@@ -265,12 +336,12 @@ void outputs_compare(const outputs *got, const reference *ref,
                                   ref->mag.v[o].et == w->et
                               ? &ref->mag.v[o]
                               : NULL;
-    double floor = !is_float(w->et) || m ? NAN : mean_abs(w);
+    double floor = !elem_is_float(w->et) || m ? NAN : mean_abs(w);
     for (int64_t k = 0; k < g->count; k++) {
       double gv = elem_get(g->et, g->data, k), wv = elem_get(w->et, w->data, k);
       bool ok;
       double bound = 0;
-      if (is_float(g->et)) {
+      if (elem_is_float(g->et)) {
         bound = error_bound(wv, m ? elem_get(m->et, m->data, k) : NAN, floor,
                             unit_roundoff(w->et), ref->depth, rtol, atol);
         ok = close_enough(gv, wv, bound);

@@ -16,7 +16,12 @@ enum { MAX_RANK = 8, MAX_VALUES = 32 };
 // ----------------------------------------------------------------------------
 // entry signature (entry.c)
 
-typedef enum { ET_F32, ET_F64, ET_I8, ET_I16, ET_I32, ET_I64, ET_INDEX } elem_type;
+// The element types the harness generates, passes and compares. New ones go
+// last: cached reference outputs store the number (reference.c).
+typedef enum {
+  ET_F32, ET_F64, ET_I8, ET_I16, ET_I32, ET_I64, ET_INDEX, ET_BF16, ET_F16,
+  ET_LAST = ET_F16
+} elem_type;
 
 // One argument or result of the entry, as written in the source module.
 typedef struct {
@@ -213,8 +218,15 @@ typedef struct {
 
 // Element k of `data` (type `et`) as a double.
 double elem_get(elem_type et, const void *data, int64_t k);
+// Stores x as element k of `data` (a float type `et`), rounded to nearest
+// even, and a finite x over the type's largest finite value as that value
+// (an infinity would lose the magnitude it carries).
+void elem_put(elem_type et, void *data, int64_t k, double x);
+// True for f32, f64, bf16 and f16.
+bool elem_is_float(elem_type et);
 
-// Unit roundoff of a float type: 2^-53 for f64, else 2^-24.
+// Unit roundoff of a float type: 2^-53 for f64, 2^-24 for f32, 2^-8 for
+// bf16, 2^-11 for f16.
 double unit_roundoff(elem_type et);
 // min(D, 8*sqrt(D)): the rounding steps the bound allows for depth D.
 double error_steps(double depth);

@@ -93,7 +93,7 @@ static void read_outputs(cursor *c, outputs *o) {
     output_buf *b = &o->v[o->n];
     if (!take(c, f, sizeof f) || !take(c, b->what, sizeof b->what))
       return;
-    c->ok = f[0] >= ET_F32 && f[0] <= ET_INDEX && f[1] >= 0 &&
+    c->ok = f[0] >= ET_F32 && f[0] <= ET_LAST && f[1] >= 0 &&
             (uint64_t)f[1] <= c->n;
     if (!c->ok)
       return;

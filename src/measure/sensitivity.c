@@ -18,20 +18,8 @@
 // anything: measure.c runs the program.
 #include "measure.h"
 
-#include <float.h>
 #include <math.h>
 #include <string.h>
-
-static bool is_float(elem_type et) { return et == ET_F32 || et == ET_F64; }
-
-static void elem_set(output_buf *b, int64_t k, double v) {
-  if (b->et == ET_F32) {
-    float f = (float)fmin(v, FLT_MAX); // inf would drop the magnitude
-    memcpy((char *)b->data + 4 * k, &f, 4);
-  } else {
-    memcpy((char *)b->data + 8 * k, &v, 8);
-  }
-}
 
 // |run - val| / scale at element k; NaN where either is not finite.
 static double change(const output_buf *val, const output_buf *run, int64_t k,
@@ -52,7 +40,7 @@ void sensitivity_fold(outputs *mag, const outputs *val, const outputs *pert,
   for (int o = 0; o < val->n; o++) {
     output_buf *m = &mag->v[o];
     const output_buf *v = &val->v[o], *p = &pert->v[o], *u = &up->v[o];
-    if (!is_float(v->et) || !same_shape(m, v) || !same_shape(p, v) ||
+    if (!elem_is_float(v->et) || !same_shape(m, v) || !same_shape(p, v) ||
         !same_shape(u, v))
       continue;
     // The bound is 2 u M steps: this scale makes it at least twice the
@@ -63,7 +51,7 @@ void sensitivity_fold(outputs *mag, const outputs *val, const outputs *pert,
       double raised = fmax(change(v, p, k, SENSITIVITY_EPS),
                            change(v, u, k, rounding)); // fmax skips NaN
       if (raised > had)
-        elem_set(m, k, raised);
+        elem_put(m->et, m->data, k, raised);
     }
   }
 }

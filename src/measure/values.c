@@ -5,8 +5,9 @@
 //
 // Input distribution (documented in docs/MEASURE.md): argument i draws from
 // splitmix64 seeded with seed ^ (0x9E3779B97F4A7C15 * (i + 1)); floats are
-// uniform on [-1, 1) in steps of 2^-23 (exact in f32), signed integers are
-// uniform on [-8, 7], index values uniform on [0, 7].
+// uniform on [-1, 1) in steps of 2^-23 for f32 and f64, 2^-7 for bf16 and
+// 2^-10 for f16 (exact in each type), signed integers are uniform on [-8, 7],
+// index values uniform on [0, 7].
 #include "measure.h"
 
 #include <math.h>
@@ -39,6 +40,8 @@ static void gen_elem(elem_type et, uint64_t *rng, void *p) {
     memcpy(p, &d, 8);
     break;
   }
+  case ET_BF16: elem_put(et, p, 0, (double)(r >> 56) * 0x1p-7 - 1.0); break;
+  case ET_F16: elem_put(et, p, 0, (double)(r >> 53) * 0x1p-10 - 1.0); break;
   case ET_I8: *(int8_t *)p = (int8_t)small; break;
   case ET_I16: *(int16_t *)p = (int16_t)small; break;
   case ET_I32: *(int32_t *)p = (int32_t)small; break;
@@ -134,23 +137,12 @@ static int64_t map_float_inputs(call_args *c, float_map f, uint64_t seed) {
   int64_t n = 0;
   for (int i = 0; i < c->e->nargs; i++) {
     const value_spec *v = &c->e->args[i];
-    if (v->et != ET_F32 && v->et != ET_F64)
+    if (!elem_is_float(v->et))
       continue;
     uint64_t rng = seed ^ (0x9E3779B97F4A7C15ULL * (uint64_t)(i + 1));
     char *p = v->shaped ? c->pristine[i] : (char *)&c->scalar[i];
-    for (int64_t k = 0; k < v->count; k++) {
-      if (v->et == ET_F32) {
-        float x;
-        memcpy(&x, p + 4 * k, 4);
-        x = (float)f(x, &rng);
-        memcpy(p + 4 * k, &x, 4);
-      } else {
-        double x;
-        memcpy(&x, p + 8 * k, 8);
-        x = f(x, &rng);
-        memcpy(p + 8 * k, &x, 8);
-      }
-    }
+    for (int64_t k = 0; k < v->count; k++)
+      elem_put(v->et, p, k, f(elem_get(v->et, p, k), &rng));
     n += v->count;
   }
   call_args_reset(c);

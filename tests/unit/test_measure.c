@@ -128,10 +128,10 @@ static void test_entry_unsupported(void **state) {
   assert_non_null(strstr(msg, "argument 1"));
   assert_non_null(strstr(msg, "dynamic shape"));
   mqss_module_destroy(m);
-  m = parse_text(s, "func.func @forward(%a: f16) { return }\n");
+  m = parse_text(s, "func.func @forward(%a: f8E5M2) { return }\n");
   assert_int_equal(entry_find(m, NULL, &e, msg, sizeof msg),
                    MQSS_MEASURE_UNSUPPORTED);
-  assert_non_null(strstr(msg, "argument 0 of @forward has type 'f16'"));
+  assert_non_null(strstr(msg, "argument 0 of @forward has type 'f8E5M2'"));
   mqss_module_destroy(m);
   // Through the public call: no fork happens, the outcome says why.
   m = parse_text(s, "func.func @forward(%a: tensor<?xf32>) { return }\n");
@@ -349,6 +349,133 @@ static void test_compare_buffers(void **state) {
   outputs_free(&want);
 }
 
+// bf16 and f16 elements: rounding to nearest even, the subnormals of f16,
+// overflow to the largest finite value, and the check's unit roundoffs.
+static uint16_t put16(elem_type et, double x) {
+  uint16_t h;
+  elem_put(et, &h, 0, x);
+  return h;
+}
+
+static void test_half_floats(void **state) {
+  (void)state;
+  assert_int_equal(put16(ET_F16, 1.0), 0x3C00);
+  assert_int_equal(put16(ET_F16, -2.5), 0xC100);
+  assert_int_equal(put16(ET_F16, 65504.0), 0x7BFF);
+  assert_int_equal(put16(ET_F16, 1e6), 0x7BFF);   // overflow: the largest
+  assert_int_equal(put16(ET_F16, -1e6), 0xFBFF);
+  assert_int_equal(put16(ET_F16, 0x1p-24), 0x0001); // least subnormal
+  assert_int_equal(put16(ET_F16, 0x1p-25), 0x0000); // tie: to even (0)
+  assert_int_equal(put16(ET_F16, 0x3p-25), 0x0002); // tie: to even (2)
+  assert_int_equal(put16(ET_F16, 0x1p-14), 0x0400); // least normal
+  assert_int_equal(put16(ET_F16, 1.0 + 0x1p-11), 0x3C00); // tie: to even
+  assert_int_equal(put16(ET_F16, 1.0 + 0x3p-11), 0x3C02);
+  assert_int_equal(put16(ET_F16, INFINITY), 0x7C00);
+  uint16_t h = put16(ET_F16, 0.1);
+  assert_true(elem_get(ET_F16, &h, 0) == 0x1.998p-4); // 0x2E66
+  h = put16(ET_F16, NAN);
+  assert_true(isnan(elem_get(ET_F16, &h, 0)));
+  assert_int_equal(put16(ET_BF16, 1.0), 0x3F80);
+  assert_int_equal(put16(ET_BF16, 1.0 + 0x1p-8), 0x3F80); // tie: to even
+  assert_int_equal(put16(ET_BF16, 1.0 + 0x3p-8), 0x3F82);
+  assert_int_equal(put16(ET_BF16, -0.75), 0xBF40);
+  assert_int_equal(put16(ET_BF16, 1e39), 0x7F7F); // over f32 and bf16
+  h = put16(ET_BF16, NAN);
+  assert_true(isnan(elem_get(ET_BF16, &h, 0)));
+  for (int i = -2048; i < 2048; i++) { // every f16 step of [-2, 2)
+    double x = i * 0x1p-10;
+    h = put16(ET_F16, x);
+    assert_true(elem_get(ET_F16, &h, 0) == x);
+  }
+  assert_true(unit_roundoff(ET_F16) == 0x1p-11);
+  assert_true(unit_roundoff(ET_BF16) == 0x1p-8);
+  // The check: one f16 step at 1.0 (2^-10) is the depth-1 allowance
+  // 2 u |want|; a quarter is far beyond it, at any depth the model allows.
+  outputs want = {.n = 1}, near = {.n = 1}, far = {.n = 1};
+  output_buf *b[] = {&want.v[0], &near.v[0], &far.v[0]};
+  double v[] = {1.0, 1.0 + 0x1p-10, 1.25};
+  for (int i = 0; i < 3; i++) {
+    *b[i] = (output_buf){ET_F16, 1, malloc(2), "result 0"};
+    elem_put(ET_F16, b[i]->data, 0, v[i]);
+  }
+  compare_result cr;
+  compare_plain(&near, &want, 0, 0, &cr);
+  assert_true(cr.equal);
+  compare_plain(&far, &want, 0, 0, &cr);
+  assert_false(cr.equal);
+  assert_true(cr.got == 1.25 && cr.want == 1.0);
+  outputs_free(&want);
+  outputs_free(&near);
+  outputs_free(&far);
+}
+
+// An entry with bf16 and f16 arguments (a memref, a tensor, a scalar) and
+// results, run in process: the inputs lie on each type's grid in [-1, 1),
+// and every output equals the same arithmetic done in C on them.
+static void test_half_float_entry(void **state) {
+  mqss_session *s = *state;
+  mqss_module *m = parse_text(s,
+      "func.func @forward(%a: memref<8xbf16>, %b: tensor<8xf16>, %s: f16)\n"
+      "    -> (tensor<8xf32>, tensor<8xf16>) {\n"
+      "  %ea = tensor.empty() : tensor<8xf32>\n"
+      "  %eb = tensor.empty() : tensor<8xf16>\n"
+      "  %ta = bufferization.to_tensor %a restrict : memref<8xbf16>\n"
+      "  %x = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>,\n"
+      "      affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}\n"
+      "      ins(%ta : tensor<8xbf16>) outs(%ea : tensor<8xf32>) {\n"
+      "  ^bb0(%v: bf16, %o: f32):\n"
+      "    %w = arith.extf %v : bf16 to f32\n"
+      "    %d = arith.addf %w, %w : f32\n"
+      "    linalg.yield %d : f32\n"
+      "  } -> tensor<8xf32>\n"
+      "  %y = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>,\n"
+      "      affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}\n"
+      "      ins(%b : tensor<8xf16>) outs(%eb : tensor<8xf16>) {\n"
+      "  ^bb0(%v: f16, %o: f16):\n"
+      "    %d = arith.addf %v, %s : f16\n"
+      "    linalg.yield %d : f16\n"
+      "  } -> tensor<8xf16>\n"
+      "  return %x, %y : tensor<8xf32>, tensor<8xf16>\n"
+      "}\n");
+  entry_spec e;
+  char msg[512];
+  assert_int_equal(entry_find(m, NULL, &e, msg, sizeof msg), MQSS_MEASURE_OK);
+  assert_int_equal(e.args[0].et, ET_BF16);
+  assert_int_equal(e.args[2].et, ET_F16);
+  assert_int_equal(e.results[1].et, ET_F16);
+  mqss_measure_options o = quick();
+  mqss_measure_result r;
+  memset(&r, 0, sizeof r);
+  compiled c;
+  if (!compile_variant(m, "", &o, &e, 0, &c, &r))
+    fail_msg("compile failed: %s", r.message);
+  call_args a;
+  assert_true(call_args_init(&a, &e, 5));
+  outputs out = {0};
+  run_once(&c, &a, &out);
+  assert_int_equal(out.n, 3); // results 0, 1, then memref argument 0
+  double sc = elem_get(ET_F16, &a.scalar[2], 0), distinct = 0;
+  assert_true(sc >= -1 && sc < 1 && sc == ldexp(nearbyint(ldexp(sc, 10)), -10));
+  for (int i = 0; i < 8; i++) {
+    double x = elem_get(ET_BF16, a.pristine[0], i);
+    double y = elem_get(ET_F16, a.pristine[1], i);
+    assert_true(x >= -1 && x < 1 && x == ldexp(nearbyint(ldexp(x, 7)), -7));
+    assert_true(y >= -1 && y < 1 && y == ldexp(nearbyint(ldexp(y, 10)), -10));
+    distinct += x != elem_get(ET_BF16, a.pristine[0], 0);
+    assert_true(elem_get(ET_F32, out.v[0].data, i) == 2 * x);
+    uint16_t want;
+    elem_put(ET_F16, &want, 0, y + sc); // rounded once, as the program does
+    assert_true(elem_get(ET_F16, out.v[1].data, i) ==
+                elem_get(ET_F16, &want, 0));
+    assert_true(elem_get(ET_BF16, out.v[2].data, i) == x);
+  }
+  assert_true(distinct > 0); // not a constant fill
+  outputs_free(&out);
+  call_args_free(&a);
+  compiled_free(&c);
+  mqss_module_destroy(m);
+}
+
 // ----------------------------------------------------------------------------
 // the public call: ok, faults, wrong output
 
@@ -493,11 +620,13 @@ int main(void) {
       cmocka_unit_test(test_defaults_and_names),
       cmocka_unit_test(test_compare_printed),
       cmocka_unit_test(test_compare_buffers),
+      cmocka_unit_test(test_half_floats),
 #define T(name) cmocka_unit_test_setup_teardown(name, session_setup, session_teardown)
       T(test_entry_convention),
       T(test_entry_unsupported),
       T(test_inputs_deterministic),
       T(test_calling_convention),
+      T(test_half_float_entry),
       T(test_stdout_capture),
       T(test_measure_ok),
       T(test_fault_timeout),
