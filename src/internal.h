@@ -111,6 +111,11 @@ bool hodges_lehmann(const double *x, int n, double conf, double *est,
 // opener past the limit.
 bool nesting_within(const char *text, size_t len, unsigned *line,
                     unsigned *col);
+// The outermost '(', '[' or '{' that `text` leaves open at its end (0 when
+// none), with its 1-based line and column: where a truncated file, or one
+// missing a closer, went wrong.
+char nesting_unclosed(const char *text, size_t len, unsigned *line,
+                      unsigned *col);
 // NULL unless `text` is written in a custom syntax that crashes MLIR 19's
 // parser (bad_syntax.c: iterator_types that are not strings; a
 // vector.contract without iterator_types or with a kind that is not a

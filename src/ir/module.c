@@ -101,6 +101,13 @@ static mqss_status parse_terminated(mqss_session *s, const char *text,
     return st;
   MlirModule mod =
       mlirModuleCreateParse(s->ctx, (MlirStringRef){.data = text, .length = len});
+  char open = mlirModuleIsNull(mod) ? nesting_unclosed(text, len, &line, &col)
+                                    : 0;
+  if (open)
+    return fail(s, MQSS_ERR_PARSE, "cannot parse '%s': %s:%u:%u: this '%c' is "
+                "never closed, the text ends inside it (a truncated file, or "
+                "a missing '%c'); MLIR says", name, name, line, col, open,
+                open == '{' ? '}' : open == '(' ? ')' : ']');
   if (mlirModuleIsNull(mod))
     return fail(s, MQSS_ERR_PARSE, "cannot parse '%s'", name);
   // The parser checks syntax; the verifier checks op semantics.
