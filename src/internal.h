@@ -38,6 +38,7 @@ struct mqss_session {
   MlirDialectRegistry registry;
   MlirContext ctx;
   strbuf diag;           // diagnostics captured since the last diag_reset
+  unsigned diag_line;    // line of the first of them (0: none, or no line)
   strbuf errmsg;         // message of the last failed call
   const char *source;    // file name substituted for "-" in locations
   strbuf libraries;      // transform libraries preloaded into ctx, one

@@ -80,6 +80,18 @@ static mqss_status trial_parse(mqss_session *s, const char *text, size_t len,
               name, name, line, col, died);
 }
 
+// The number of the last line of `text` that holds more than blanks.
+static unsigned last_line(const char *text, size_t len) {
+  unsigned line = 1, last = 1;
+  for (size_t i = 0; i < len; i++) {
+    if (text[i] == '\n')
+      line++;
+    else if (text[i] != ' ' && text[i] != '\t' && text[i] != '\r')
+      last = line;
+  }
+  return last;
+}
+
 // MLIR's lexer finds the end of its buffer by a NUL byte past `len`.
 static mqss_status parse_terminated(mqss_session *s, const char *text,
                                     size_t len, const char *name,
@@ -101,8 +113,11 @@ static mqss_status parse_terminated(mqss_session *s, const char *text,
     return st;
   MlirModule mod =
       mlirModuleCreateParse(s->ctx, (MlirStringRef){.data = text, .length = len});
-  char open = mlirModuleIsNull(mod) ? nesting_unclosed(text, len, &line, &col)
-                                    : 0;
+  // Truncated text: MLIR's parse ran into the end (its error is on the last
+  // line) with an opener still open.
+  char open = mlirModuleIsNull(mod) && s->diag_line == last_line(text, len)
+                  ? nesting_unclosed(text, len, &line, &col)
+                  : 0;
   if (open)
     return fail(s, MQSS_ERR_PARSE, "cannot parse '%s': %s:%u:%u: this '%c' is "
                 "never closed, the text ends inside it (a truncated file, or "

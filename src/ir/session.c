@@ -31,12 +31,14 @@ static bool parse_location(const char *text, const char **file, size_t *flen,
   return false;
 }
 
-void format_location(mqss_session *s, MlirLocation loc, strbuf *sb) {
+// format_location, also giving the line (0 when the location has none).
+static unsigned format_location_line(mqss_session *s, MlirLocation loc,
+                                     strbuf *sb) {
   strbuf text = {0};
   mlirLocationPrint(loc, sb_mlir_callback, &text);
   const char *file;
   size_t flen;
-  unsigned line, col;
+  unsigned line = 0, col;
   if (text.data && parse_location(text.data, &file, &flen, &line, &col)) {
     // mlirModuleCreateParse names its buffer "-"; use the real name.
     if (flen == 1 && file[0] == '-' && s->source)
@@ -47,6 +49,11 @@ void format_location(mqss_session *s, MlirLocation loc, strbuf *sb) {
     sb_printf(sb, "%s", s->source ? s->source : "<unknown>");
   }
   sb_free(&text);
+  return line;
+}
+
+void format_location(mqss_session *s, MlirLocation loc, strbuf *sb) {
+  (void)format_location_line(s, loc, sb);
 }
 
 // ----------------------------------------------------------------------------
@@ -68,9 +75,12 @@ static const char *severity_name(MlirDiagnosticSeverity sev) {
 
 static void append_diagnostic(mqss_session *s, MlirDiagnostic d) {
   strbuf *sb = &s->diag;
-  if (sb->len)
+  bool first = sb->len == 0;
+  if (!first)
     sb_append(sb, "\n", 1);
-  format_location(s, mlirDiagnosticGetLocation(d), sb);
+  unsigned line = format_location_line(s, mlirDiagnosticGetLocation(d), sb);
+  if (first)
+    s->diag_line = line;
   sb_printf(sb, ": %s: ", severity_name(mlirDiagnosticGetSeverity(d)));
   mlirDiagnosticPrint(d, sb_mlir_callback, sb);
   for (intptr_t i = 0; i < mlirDiagnosticGetNumNotes(d); i++)
@@ -84,6 +94,7 @@ static MlirLogicalResult on_diagnostic(MlirDiagnostic d, void *user) {
 
 void diag_reset(mqss_session *s, const char *source) {
   sb_clear(&s->diag);
+  s->diag_line = 0;
   s->source = source;
 }
 
