@@ -90,14 +90,15 @@ double elem_get(elem_type et, const void *data, int64_t k) {
 
 void elem_put(elem_type et, void *data, int64_t k, double x) {
   char *p = (char *)data + k * (int64_t)elem_size(et);
-  float f = isfinite(x) ? (float)fmax(fmin(x, FLT_MAX), -FLT_MAX) : (float)x;
-  uint16_t h = et == ET_BF16 ? bf16_put(x) : f16_put(x);
-  if (et == ET_F32)
-    memcpy(p, &f, 4);
-  else if (et == ET_F64)
+  if (et == ET_F64) {
     memcpy(p, &x, 8);
-  else if (et == ET_BF16 || et == ET_F16)
+  } else if (et == ET_F32) {
+    float f = isfinite(x) ? (float)fmax(fmin(x, FLT_MAX), -FLT_MAX) : (float)x;
+    memcpy(p, &f, 4);
+  } else if (et == ET_BF16 || et == ET_F16) {
+    uint16_t h = et == ET_BF16 ? bf16_put(x) : f16_put(x);
     memcpy(p, &h, 2);
+  }
 }
 
 bool elem_is_float(elem_type et) {
@@ -125,8 +126,12 @@ static void note(compare_result *r, bool ok, double err, double bound,
 }
 
 double unit_roundoff(elem_type et) {
-  return et == ET_F64 ? 0x1p-53 : et == ET_BF16 ? 0x1p-8 : et == ET_F16 ? 0x1p-11
-                                                                        : 0x1p-24;
+  switch (et) {
+  case ET_F64: return 0x1p-53;
+  case ET_BF16: return 0x1p-8;
+  case ET_F16: return 0x1p-11;
+  default: return 0x1p-24; // f32, and printed numbers
+  }
 }
 
 // Worst case for short reductions; for long ones the probabilistic bound
