@@ -79,6 +79,7 @@ double elem_get(elem_type et, const void *data, int64_t k) {
   case ET_F64: { double d; memcpy(&d, p, 8); return d; }
   case ET_BF16: memcpy(&h, p, 2); return bf16_get(h);
   case ET_F16: memcpy(&h, p, 2); return f16_get(h);
+  case ET_I1: return *(const uint8_t *)p & 1;
   case ET_I8: return *(const int8_t *)p;
   case ET_I16: { int16_t v; memcpy(&v, p, 2); return v; }
   case ET_I32: { int32_t v; memcpy(&v, p, 4); return v; }

@@ -1,6 +1,6 @@
 // The entry convention: which function a measurement runs and what its
 // signature looks like (static memrefs/tensors and scalars of f32, f64, bf16,
-// f16, i8, i16, i32, i64, index). It reads the source module only; it does not
+// f16, i1, i8, i16, i32, i64, index). It reads the source module only; it does not
 // generate inputs or lower anything.
 #include "measure.h"
 
@@ -22,6 +22,7 @@ static const struct {
     {ET_F32, "f32", 4}, {ET_F64, "f64", 8}, {ET_I8, "i8", 1},
     {ET_I16, "i16", 2}, {ET_I32, "i32", 4}, {ET_I64, "i64", 8},
     {ET_INDEX, "index", 8}, {ET_BF16, "bf16", 2}, {ET_F16, "f16", 2},
+    {ET_I1, "i1", 1},
 };
 
 size_t elem_size(elem_type et) { return elem_table[et].size; }
@@ -40,6 +41,7 @@ static bool elem_of(MlirType t, elem_type *et) {
     *et = ET_INDEX;
   else if (mlirTypeIsAInteger(t) && !mlirIntegerTypeIsUnsigned(t)) {
     switch (mlirIntegerTypeGetWidth(t)) {
+    case 1: *et = ET_I1; break;
     case 8: *et = ET_I8; break;
     case 16: *et = ET_I16; break;
     case 32: *et = ET_I32; break;
@@ -99,8 +101,8 @@ static bool read_value(MlirType t, const char *what, const char *fname,
   }
   if (!elem_of(t, &v->et)) {
     snprintf(msg, msglen, "unsupported: %s of @%s has type '%s'; supported are "
-             "static memrefs/tensors and scalars of f32, f64, bf16, f16, i8, "
-             "i16, i32, i64, index", what, fname, tt);
+             "static memrefs/tensors and scalars of f32, f64, bf16, f16, i1, "
+             "i8, i16, i32, i64, index", what, fname, tt);
     return false;
   }
   return true;

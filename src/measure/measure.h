@@ -20,7 +20,8 @@ enum { MAX_RANK = 8, MAX_VALUES = 32 };
 // last: cached reference outputs store the number (reference.c).
 typedef enum {
   ET_F32, ET_F64, ET_I8, ET_I16, ET_I32, ET_I64, ET_INDEX, ET_BF16, ET_F16,
-  ET_LAST = ET_F16
+  ET_I1, // one byte an element, as LLVM stores it
+  ET_LAST = ET_I1
 } elem_type;
 
 // One argument or result of the entry, as written in the source module.

@@ -7,7 +7,7 @@
 // splitmix64 seeded with seed ^ (0x9E3779B97F4A7C15 * (i + 1)); floats are
 // uniform on [-1, 1) in steps of 2^-23 for f32 and f64, 2^-7 for bf16 and
 // 2^-10 for f16 (exact in each type), signed integers are uniform on [-8, 7],
-// index values uniform on [0, 7].
+// i1 values on {0, 1}, index values uniform on [0, 7].
 #include "measure.h"
 
 #include <math.h>
@@ -42,6 +42,7 @@ static void gen_elem(elem_type et, uint64_t *rng, void *p) {
   }
   case ET_BF16: elem_put(et, p, 0, (double)(r >> 56) * 0x1p-7 - 1.0); break;
   case ET_F16: elem_put(et, p, 0, (double)(r >> 53) * 0x1p-10 - 1.0); break;
+  case ET_I1: *(uint8_t *)p = (uint8_t)(r >> 63); break;
   case ET_I8: *(int8_t *)p = (int8_t)small; break;
   case ET_I16: *(int16_t *)p = (int16_t)small; break;
   case ET_I32: *(int32_t *)p = (int32_t)small; break;

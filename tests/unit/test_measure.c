@@ -409,40 +409,56 @@ static void test_half_floats(void **state) {
   outputs_free(&far);
 }
 
-// An entry with bf16 and f16 arguments (a memref, a tensor, a scalar) and
-// results, run in process: the inputs lie on each type's grid in [-1, 1),
-// and every output equals the same arithmetic done in C on them.
-static void test_half_float_entry(void **state) {
+// An entry with bf16, f16 and i1 arguments (a memref, tensors, a scalar)
+// and results, run in process: the inputs lie on each type's grid (floats
+// in [-1, 1), masks 0 or 1), and every output equals the same arithmetic
+// done in C on them.
+static void test_narrow_types_entry(void **state) {
   mqss_session *s = *state;
   mqss_module *m = parse_text(s,
-      "func.func @forward(%a: memref<8xbf16>, %b: tensor<8xf16>, %s: f16)\n"
-      "    -> (tensor<8xf32>, tensor<8xf16>) {\n"
+      "#id = affine_map<(i) -> (i)>\n"
+      "func.func @forward(%a: memref<8xbf16>, %b: tensor<8xf16>, %s: f16,\n"
+      "                   %k: tensor<8xi1>)\n"
+      "    -> (tensor<8xf32>, tensor<8xf16>, tensor<8xi1>) {\n"
       "  %ea = tensor.empty() : tensor<8xf32>\n"
       "  %eb = tensor.empty() : tensor<8xf16>\n"
+      "  %ek = tensor.empty() : tensor<8xi1>\n"
       "  %ta = bufferization.to_tensor %a restrict : memref<8xbf16>\n"
-      "  %x = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>,\n"
-      "      affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}\n"
-      "      ins(%ta : tensor<8xbf16>) outs(%ea : tensor<8xf32>) {\n"
-      "  ^bb0(%v: bf16, %o: f32):\n"
+      "  %x = linalg.generic {indexing_maps = [#id, #id, #id],\n"
+      "      iterator_types = [\"parallel\"]}\n"
+      "      ins(%ta, %k : tensor<8xbf16>, tensor<8xi1>) outs(%ea : tensor<8xf32>) {\n"
+      "  ^bb0(%v: bf16, %on: i1, %o: f32):\n"
       "    %w = arith.extf %v : bf16 to f32\n"
       "    %d = arith.addf %w, %w : f32\n"
-      "    linalg.yield %d : f32\n"
+      "    %z = arith.constant 0.0 : f32\n"
+      "    %r = arith.select %on, %d, %z : f32\n"
+      "    linalg.yield %r : f32\n"
       "  } -> tensor<8xf32>\n"
-      "  %y = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>,\n"
-      "      affine_map<(i) -> (i)>], iterator_types = [\"parallel\"]}\n"
+      "  %y = linalg.generic {indexing_maps = [#id, #id],\n"
+      "      iterator_types = [\"parallel\"]}\n"
       "      ins(%b : tensor<8xf16>) outs(%eb : tensor<8xf16>) {\n"
       "  ^bb0(%v: f16, %o: f16):\n"
       "    %d = arith.addf %v, %s : f16\n"
       "    linalg.yield %d : f16\n"
       "  } -> tensor<8xf16>\n"
-      "  return %x, %y : tensor<8xf32>, tensor<8xf16>\n"
+      "  %n = linalg.generic {indexing_maps = [#id, #id],\n"
+      "      iterator_types = [\"parallel\"]}\n"
+      "      ins(%k : tensor<8xi1>) outs(%ek : tensor<8xi1>) {\n"
+      "  ^bb0(%on: i1, %o: i1):\n"
+      "    %t = arith.constant true\n"
+      "    %f = arith.xori %on, %t : i1\n"
+      "    linalg.yield %f : i1\n"
+      "  } -> tensor<8xi1>\n"
+      "  return %x, %y, %n : tensor<8xf32>, tensor<8xf16>, tensor<8xi1>\n"
       "}\n");
   entry_spec e;
   char msg[512];
   assert_int_equal(entry_find(m, NULL, &e, msg, sizeof msg), MQSS_MEASURE_OK);
   assert_int_equal(e.args[0].et, ET_BF16);
   assert_int_equal(e.args[2].et, ET_F16);
+  assert_int_equal(e.args[3].et, ET_I1);
   assert_int_equal(e.results[1].et, ET_F16);
+  assert_int_equal(e.results[2].et, ET_I1);
   mqss_measure_options o = quick();
   mqss_measure_result r;
   memset(&r, 0, sizeof r);
@@ -453,23 +469,28 @@ static void test_half_float_entry(void **state) {
   assert_true(call_args_init(&a, &e, 5));
   outputs out = {0};
   run_once(&c, &a, &out);
-  assert_int_equal(out.n, 3); // results 0, 1, then memref argument 0
-  double sc = elem_get(ET_F16, &a.scalar[2], 0), distinct = 0;
+  assert_int_equal(out.n, 4); // results 0, 1, 2, then memref argument 0
+  double sc = elem_get(ET_F16, &a.scalar[2], 0), distinct = 0, on = 0;
   assert_true(sc >= -1 && sc < 1 && sc == ldexp(nearbyint(ldexp(sc, 10)), -10));
   for (int i = 0; i < 8; i++) {
     double x = elem_get(ET_BF16, a.pristine[0], i);
     double y = elem_get(ET_F16, a.pristine[1], i);
+    uint8_t k = ((const uint8_t *)a.pristine[3])[i];
     assert_true(x >= -1 && x < 1 && x == ldexp(nearbyint(ldexp(x, 7)), -7));
     assert_true(y >= -1 && y < 1 && y == ldexp(nearbyint(ldexp(y, 10)), -10));
+    assert_true(k == 0 || k == 1);
     distinct += x != elem_get(ET_BF16, a.pristine[0], 0);
-    assert_true(elem_get(ET_F32, out.v[0].data, i) == 2 * x);
+    on += k;
+    assert_true(elem_get(ET_F32, out.v[0].data, i) == (k ? 2 * x : 0));
     uint16_t want;
     elem_put(ET_F16, &want, 0, y + sc); // rounded once, as the program does
     assert_true(elem_get(ET_F16, out.v[1].data, i) ==
                 elem_get(ET_F16, &want, 0));
-    assert_true(elem_get(ET_BF16, out.v[2].data, i) == x);
+    assert_true(elem_get(ET_I1, out.v[2].data, i) == !k);
+    assert_true(elem_get(ET_BF16, out.v[3].data, i) == x);
   }
   assert_true(distinct > 0); // not a constant fill
+  assert_true(on > 0 && on < 8); // both mask values drawn
   outputs_free(&out);
   call_args_free(&a);
   compiled_free(&c);
@@ -626,7 +647,7 @@ int main(void) {
       T(test_entry_unsupported),
       T(test_inputs_deterministic),
       T(test_calling_convention),
-      T(test_half_float_entry),
+      T(test_narrow_types_entry),
       T(test_stdout_capture),
       T(test_measure_ok),
       T(test_fault_timeout),
