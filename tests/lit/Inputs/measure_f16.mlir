@@ -1,4 +1,4 @@
-// An f16 matmul scaled by an f16 scalar (tests/lit/measure_half.test).
+// An f16 matmul scaled by an f16 scalar (tests/lit/measure_types.test).
 func.func @forward(%a: tensor<16x32xf16>, %b: tensor<32x8xf16>, %s: f16) -> tensor<16x8xf16> {
   %z = arith.constant 0.0 : f16
   %e = tensor.empty() : tensor<16x8xf16>

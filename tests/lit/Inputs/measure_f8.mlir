@@ -1,4 +1,4 @@
-// An entry of a type measure does not generate (tests/lit/measure_half.test).
+// An entry of a type measure does not generate (tests/lit/measure_types.test).
 func.func @forward(%a: tensor<4xf8E5M2>) -> tensor<4xf8E5M2> {
   return %a : tensor<4xf8E5M2>
 }
