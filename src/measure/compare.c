@@ -27,10 +27,15 @@ static double bf16_get(uint16_t b) {
   return f;
 }
 
+// x as an f32, a finite x beyond the largest f32 as the largest.
+static float f32_clamped(double x) {
+  return isfinite(x) ? (float)fmax(fmin(x, FLT_MAX), -FLT_MAX) : (float)x;
+}
+
 // Rounds through f32 to the nearest even bf16; a finite x over the largest
 // bf16 becomes the largest.
 static uint16_t bf16_put(double x) {
-  float f = isfinite(x) ? (float)fmax(fmin(x, FLT_MAX), -FLT_MAX) : (float)x;
+  float f = f32_clamped(x);
   uint32_t u;
   memcpy(&u, &f, 4);
   if (isnan(f))
@@ -94,7 +99,7 @@ void elem_put(elem_type et, void *data, int64_t k, double x) {
   if (et == ET_F64) {
     memcpy(p, &x, 8);
   } else if (et == ET_F32) {
-    float f = isfinite(x) ? (float)fmax(fmin(x, FLT_MAX), -FLT_MAX) : (float)x;
+    float f = f32_clamped(x);
     memcpy(p, &f, 4);
   } else if (et == ET_BF16 || et == ET_F16) {
     uint16_t h = et == ET_BF16 ? bf16_put(x) : f16_put(x);
