@@ -13,6 +13,7 @@
 #include "cli.h"
 #include "eval/eval.h"
 #include "rl/pool.h"
+#include "util/manifest.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -29,20 +30,10 @@ enum { COMPILE_SAMPLES = 5, TASK_TIMEOUT_MS = 30 * 60 * 1000 };
 // ----------------------------------------------------------------------------
 // helpers
 
-// Directory part of `path` ("." when none) into out.
-static void dir_of(const char *path, char *out, size_t cap) {
-  const char *slash = strrchr(path, '/');
-  if (!slash)
-    snprintf(out, cap, ".");
-  else
-    snprintf(out, cap, "%.*s", (int)(slash - path), path);
-}
-
 // One manifest line to measure.
 typedef struct {
-  char file[512];
-  char family[64];
-  const char *pipeline; // borrowed from the baselines table
+  const char *file, *path, *family; // borrowed from the manifest
+  const char *pipeline;             // borrowed from the baselines table
 } job_entry;
 
 // What a task sends back: plain data, one record per module.
@@ -59,7 +50,6 @@ typedef struct {
 
 typedef struct {
   mqss_session *s;
-  const char *dir;
   const job_entry *jobs;
   const char *cache;
   bool vs_reference, check;
@@ -136,10 +126,8 @@ static void baseline_task(void *user, const void *params, size_t plen,
   const job_entry *j = &t->jobs[*(const int *)task];
   baseline_rec rec;
   memset(&rec, 0, sizeof rec);
-  char path[2048];
-  snprintf(path, sizeof path, "%s/%s", t->dir, j->file);
   mqss_module *m = NULL;
-  if (mqss_module_parse_file(t->s, path, &m) != MQSS_OK) {
+  if (mqss_module_parse_file(t->s, j->path, &m) != MQSS_OK) {
     snprintf(rec.status, sizeof rec.status, "parse_error");
     snprintf(rec.message, sizeof rec.message, "%s", mqss_errmsg(t->s));
   } else if (t->check) {
@@ -217,41 +205,30 @@ static void add_json(cJSON *root, const job_entry *j, const baseline_rec *r) {
 // ----------------------------------------------------------------------------
 // manifest
 
-// Reads the manifest's module lines into *out (malloc'ed). Lines that do not
-// parse or name a family without a baseline are reported and counted in
-// *bad.
-static int read_manifest(FILE *mf, const char *manifest, const char *yaml,
-                         const mqss_baselines *b, int limit, job_entry **out,
-                         int *bad) {
-  char line[1024];
-  int n = 0, cap = 0, lineno = 0;
-  job_entry *jobs = NULL;
-  while (fgets(line, sizeof line, mf) && (limit < 0 || n < limit)) {
-    lineno++;
-    if (line[0] == '#' || line[0] == '\n')
-      continue;
-    job_entry e;
-    if (sscanf(line, "%511s %63s", e.file, e.family) != 2) {
-      cli_error("%s:%d: expected 'FILE<TAB>FAMILY...'", manifest, lineno);
+// The manifest's modules (at most `limit` when limit >= 0) into *out
+// (malloc'ed; its strings are the manifest's). Modules of a family without
+// a baseline are reported and counted in *bad. -1: out of memory.
+static int read_jobs(const manifest_list *m, const char *path, const char *yaml,
+                     const mqss_baselines *b, int limit, job_entry **out,
+                     int *bad) {
+  job_entry *jobs = calloc((size_t)m->n + 1, sizeof *jobs);
+  if (!jobs)
+    return -1;
+  int n = 0;
+  for (int i = 0; i < m->n && (limit < 0 || n < limit); i++) {
+    const manifest_entry *e = &m->v[i];
+    const char *pipeline = mqss_baselines_pipeline(b, e->family);
+    if (!*e->family)
+      cli_error("%s:%d: '%s' has no family; expected 'FILE<TAB>FAMILY...'",
+                path, e->line, e->file);
+    else if (!pipeline)
+      cli_error("%s:%d: family '%s' has no entry in '%s'", path, e->line,
+                e->family, yaml);
+    if (!*e->family || !pipeline) {
       (*bad)++;
       continue;
     }
-    if (!(e.pipeline = mqss_baselines_pipeline(b, e.family))) {
-      cli_error("%s:%d: family '%s' has no entry in '%s'", manifest, lineno,
-                e.family, yaml);
-      (*bad)++;
-      continue;
-    }
-    if (n == cap) {
-      cap = cap ? 2 * cap : 64;
-      job_entry *grown = realloc(jobs, (size_t)cap * sizeof *jobs);
-      if (!grown) {
-        free(jobs);
-        return -1;
-      }
-      jobs = grown;
-    }
-    jobs[n++] = e;
+    jobs[n++] = (job_entry){e->file, e->path, e->family, pipeline};
   }
   *out = jobs;
   return n;
@@ -303,27 +280,22 @@ int cmd_baseline(int argc, char **argv) {
   if (!manifest || (!out && !check))
     return cli_error("baseline: usage: mqss baseline MANIFEST -o "
                      "baseline.json (or --check)");
-  FILE *mf = fopen(manifest, "r");
-  if (!mf)
-    return cli_error("cannot read manifest '%s'", manifest);
   mqss_session *s = NULL;
   mqss_baselines *b = NULL;
-  if (mqss_session_create(&s) != MQSS_OK) {
-    fclose(mf);
+  manifest_list mf = {0};
+  if (mqss_session_create(&s) != MQSS_OK)
     return cli_error("out of memory");
-  }
-  if (mqss_baselines_load(s, yaml, &b) != MQSS_OK) {
-    int rc = cli_error("%s", mqss_errmsg(s));
-    fclose(mf);
+  if (mqss_baselines_load(s, yaml, &b) != MQSS_OK ||
+      manifest_read(s, manifest, &mf) != MQSS_OK) {
+    int rc = cli_error("baseline: %s", mqss_errmsg(s));
+    manifest_free(&mf);
+    mqss_baselines_destroy(b);
     mqss_session_destroy(s);
     return rc;
   }
   int bad = 0;
   job_entry *jobs = NULL;
-  int n = read_manifest(mf, manifest, yaml, b, limit, &jobs, &bad);
-  fclose(mf);
-  char dir[1024];
-  dir_of(manifest, dir, sizeof dir);
+  int n = read_jobs(&mf, manifest, yaml, b, limit, &jobs, &bad);
   baseline_rec *recs = calloc((size_t)n + 1, sizeof *recs);
   int *have = calloc((size_t)n + 1, sizeof *have), *ids = calloc((size_t)n + 1, sizeof *ids);
   const void **tasks = calloc((size_t)n + 1, sizeof *tasks);
@@ -340,7 +312,7 @@ int cmd_baseline(int argc, char **argv) {
   }
   if (workers > n && n > 0)
     workers = n;
-  task_ctx tc = {s, dir, jobs, cache, vs_ref, check, timeout_ms};
+  task_ctx tc = {s, jobs, cache, vs_ref, check, timeout_ms};
   collect_ctx cc = {jobs, recs, have, 0, n};
   pool_options po = {workers, 0, TASK_TIMEOUT_MS, CHILD_DEFAULT_MEM_MB};
   worker_pool *pool = NULL;
@@ -374,6 +346,7 @@ int cmd_baseline(int argc, char **argv) {
   if (!rc && failed)
     rc = 1;
 out:
+  manifest_free(&mf);
   free(jobs);
   free(recs);
   free(have);

@@ -257,16 +257,19 @@ static void print_table(FILE *o, const eval_row *rows, int n, const eval_agg *a,
           a->verdicts_reference[0], a->verdicts_reference[1],
           a->verdicts_reference[2], a->verdicts_fixed[0], a->verdicts_fixed[1],
           a->verdicts_fixed[2]);
-  fprintf(o, "compile-time increase: p95 %+.1f%%, median %+.1f%% (%d); code-size "
-             "ratio geomean %.3f (%d)\n",
-          100 * a->p95_compile_increase, 100 * a->median_compile_increase,
-          a->n_compile, a->geo_size_ratio, a->n_size);
+  char p95[32], median[32], size[32];
+  eval_format_pct(p95, sizeof p95, a->p95_compile_increase);
+  eval_format_pct(median, sizeof median, a->median_compile_increase);
+  eval_format_ratio(size, sizeof size, a->geo_size_ratio);
+  fprintf(o, "compile-time increase: p95 %s, median %s (%d); code-size "
+             "ratio geomean %s (%d)\n", p95, median, a->n_compile, size, a->n_size);
   fprintf(o, "status: %d ok of %d, %d crashes, %d wrong outputs, %d other failures; "
              "%d unknown family (reference only)\n",
           a->n_ok, a->n, a->n_crashed, a->n_wrong, a->n_failed_other,
           a->n_unknown_family);
-  fprintf(o, "decision latency: median %.2f ms, p95 %.2f ms\n", a->decision_ms_median,
-          a->decision_ms_p95);
+  eval_format_ms(median, sizeof median, a->decision_ms_median);
+  eval_format_ms(p95, sizeof p95, a->decision_ms_p95);
+  fprintf(o, "decision latency: median %s ms, p95 %s ms\n", median, p95);
   if (a->n_search)
     fprintf(o, "random search: policy reaches %.1f%% of the best-found speedup "
                "(geomean, %d modules) in %.2f%% of the time (median %.2f%%)\n",

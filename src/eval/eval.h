@@ -250,6 +250,10 @@ mqss_status eval_write_reports(mqss_session *s, const char *dir,
 // A speedup ratio as the reports print it: "1.234x", or "n/a" when v is 0
 // (not measured) or not finite.
 void eval_format_ratio(char *buf, size_t len, double v);
+// A change as "+1.2%", and milliseconds as "12.34"; "n/a" when not finite
+// (nothing measured).
+void eval_format_pct(char *buf, size_t len, double v);
+void eval_format_ms(char *buf, size_t len, double v);
 
 // Standard base64 of `len` bytes (caller frees), NULL when out of memory.
 char *eval_base64(const unsigned char *data, size_t len);

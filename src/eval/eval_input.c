@@ -3,6 +3,7 @@
 // "family", or the corpus header comment) and the random-search results of
 // `--search-json DIR`. It reads files only; it never parses MLIR or measures.
 #include "eval/eval.h"
+#include "util/manifest.h"
 
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -66,37 +67,11 @@ static mqss_status push(mqss_session *s, eval_inputs *in, const char *path,
 
 mqss_status eval_inputs_add_manifest(mqss_session *s, eval_inputs *in,
                                      const char *path) {
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return fail(s, MQSS_ERR_IO, "cannot read manifest '%s': %s", path,
-                strerror(errno));
-  const char *slash = strrchr(path, '/');
-  int dirlen = slash ? (int)(slash - path) : 1;
-  const char *dir = slash ? path : ".";
-  char line[2048], file[1024], family[128], full[4096];
-  int added = 0;
-  mqss_status st = MQSS_OK;
-  while (st == MQSS_OK && fgets(line, sizeof line, f)) {
-    if (line[0] == '#' || line[0] == '\n' || line[0] == '\r')
-      continue;
-    int k = sscanf(line, "%1023s %127s", file, family);
-    if (k < 1) {
-      continue;
-    }
-    if (k < 2)
-      family[0] = 0;
-    if (file[0] == '/')
-      snprintf(full, sizeof full, "%s", file);
-    else
-      snprintf(full, sizeof full, "%.*s/%s", dirlen, dir, file);
-    st = push(s, in, full, family, "manifest");
-    added++;
-  }
-  fclose(f);
-  if (st == MQSS_OK && !added)
-    st = fail(s, MQSS_ERR_INVALID_ARG,
-              "manifest '%s' lists no module; expected 'FILE<TAB>FAMILY...' "
-              "lines (docs/CORPUS.md)", path);
+  manifest_list m;
+  mqss_status st = manifest_read(s, path, &m);
+  for (int i = 0; st == MQSS_OK && i < m.n; i++)
+    st = push(s, in, m.v[i].path, m.v[i].family, "manifest");
+  manifest_free(&m);
   return st;
 }
 

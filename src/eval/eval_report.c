@@ -352,9 +352,16 @@ static void fmt_x(char *b, size_t n, double v) {
 
 void eval_format_ratio(char *buf, size_t len, double v) { fmt_x(buf, len, v); }
 
-static void fmt_pct(char *b, size_t n, double v) {
+void eval_format_pct(char *b, size_t n, double v) {
   if (isfinite(v))
     snprintf(b, n, "%+.1f%%", 100 * v);
+  else
+    snprintf(b, n, "n/a");
+}
+
+void eval_format_ms(char *b, size_t n, double v) {
+  if (isfinite(v))
+    snprintf(b, n, "%.2f", v);
   else
     snprintf(b, n, "n/a");
 }
@@ -376,8 +383,8 @@ static int summary(const eval_agg *a, kv *t) {
   fmt_x(x, sizeof x, a->geo_fixed);
   snprintf(ROW("geomean speedup vs best fixed"), 96, "%s (%d modules)", x, a->n_fixed);
   char y[32];
-  fmt_pct(y, sizeof y, a->median_compile_increase);
-  fmt_pct(x, sizeof x, a->p95_compile_increase);
+  eval_format_pct(y, sizeof y, a->median_compile_increase);
+  eval_format_pct(x, sizeof x, a->p95_compile_increase);
   snprintf(ROW("p95 compile-time increase"), 96, "%.30s (median %.30s)", x, y);
   fmt_x(x, sizeof x, a->geo_size_ratio);
   snprintf(ROW("code-size ratio (geomean)"), 96, "%s", x);
@@ -391,8 +398,9 @@ static int summary(const eval_agg *a, kv *t) {
   snprintf(ROW("wrong outputs"), 96, "%d", a->n_wrong);
   snprintf(ROW("other failures"), 96, "%d", a->n_failed_other);
   snprintf(ROW("unknown family (reference only)"), 96, "%d", a->n_unknown_family);
-  snprintf(ROW("decision latency median / p95"), 96, "%.2f / %.2f ms",
-           a->decision_ms_median, a->decision_ms_p95);
+  eval_format_ms(x, sizeof x, a->decision_ms_median);
+  eval_format_ms(y, sizeof y, a->decision_ms_p95);
+  snprintf(ROW("decision latency median / p95"), 96, "%.30s / %.30s ms", x, y);
   if (a->n_search) {
     snprintf(ROW("fraction of random search's best speedup"), 96, "%.1f%% (%d modules)",
              100 * a->search_fraction_geo, a->n_search);
@@ -437,7 +445,7 @@ static void row_cells(const eval_row *r, char c[8][64]) {
   fmt_ci(c[2], 64, r->vs_reference, &r->ci_reference);
   fmt_ci(c[3], 64, r->vs_fixed, &r->ci_fixed);
   if (r->compile_ratio > 0)
-    fmt_pct(c[4], 64, r->compile_ratio - 1);
+    eval_format_pct(c[4], 64, r->compile_ratio - 1);
   else
     snprintf(c[4], 64, "n/a");
   fmt_x(c[5], 64, r->size_ratio);

@@ -3,8 +3,8 @@
 // nothing depends on the module.
 #include "rl/expit_seed.h"
 #include "eval/eval.h"
+#include "util/manifest.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,24 +20,12 @@ typedef struct {
 
 mqss_status expit_read_families(mqss_session *s, const char *manifest,
                                 char (*fam)[64], int n) {
-  FILE *f = fopen(manifest, "r");
-  if (!f)
-    return fail(s, MQSS_ERR_IO, "cannot open manifest '%s': %s; set "
-                "env.manifest to the train.tsv of 'mqss corpus gen'", manifest,
-                strerror(errno));
-  char *line = NULL;
-  size_t cap = 0;
-  int i = 0;
-  while (i < n && getline(&line, &cap, f) > 0) {
-    if (line[0] == '#' || line[0] == '\n')
-      continue;
-    char *tab = strchr(line, '\t');
-    size_t len = tab ? strcspn(tab + 1, "\t\n") : 0;
-    snprintf(fam[i++], 64, "%.*s", (int)len, tab ? tab + 1 : "");
-  }
-  free(line);
-  fclose(f);
-  return MQSS_OK;
+  manifest_list m;
+  mqss_status st = manifest_read(s, manifest, &m);
+  for (int i = 0; st == MQSS_OK && i < n && i < m.n; i++)
+    snprintf(fam[i], 64, "%s", m.v[i].family);
+  manifest_free(&m);
+  return st;
 }
 
 // The decoded seed of family `name` (decoded on first use), NULL if none.

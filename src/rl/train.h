@@ -51,9 +51,9 @@ char *const *train_setup_pipelines(const train_setup *t);
 // The setup's catalog and measurement cache path.
 const char *train_setup_cache(const train_setup *t);
 
-// Reads a manifest (one module a line, tab-separated, file name first,
-// relative to the manifest's directory; '#' comments) into *paths (*n
-// entries, each malloc'ed, appended). Errors name the file.
+// The modules of a manifest (util/manifest.h), resolved against its
+// directory: *paths gets *n malloc'ed paths. Errors name the manifest's
+// line of a module that cannot be read.
 mqss_status train_manifest_read(mqss_session *s, const char *path,
                                 char ***paths, int *n);
 

@@ -5,6 +5,7 @@
 // setup (see train.h).
 #include "policy/policy.h"
 #include "rl/train.h"
+#include "util/manifest.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>
@@ -32,41 +33,20 @@ struct train_setup {
 
 mqss_status train_manifest_read(mqss_session *s, const char *path,
                                 char ***paths, int *n_paths) {
-  FILE *f = fopen(path, "r");
-  if (!f)
-    return fail(s, MQSS_ERR_IO, "cannot open manifest '%s': %s", path,
-                strerror(errno));
-  char dir[4096];
-  snprintf(dir, sizeof dir, "%s", path);
-  char *base = dirname(dir);
-  char *line = NULL;
-  size_t cap = 0;
-  int cap_paths = 0;
-  mqss_status st = MQSS_OK;
-  while (getline(&line, &cap, f) > 0) {
-    if (line[0] == '#' || line[0] == '\n')
-      continue;
-    line[strcspn(line, "\t\n")] = '\0';
-    if (*n_paths >= cap_paths) {
-      cap_paths = *n_paths + 64;
-      char **p = realloc(*paths, (size_t)cap_paths * sizeof *p);
-      if (!p) {
-        st = fail(s, MQSS_ERR_NOMEM, "out of memory");
-        break;
-      }
-      *paths = p;
-    }
-    size_t n = strlen(base) + strlen(line) + 2;
-    if (!((*paths)[*n_paths] = malloc(n))) {
-      st = fail(s, MQSS_ERR_NOMEM, "out of memory");
-      break;
-    }
-    snprintf((*paths)[(*n_paths)++], n, "%s/%s", base, line);
+  manifest_list m;
+  mqss_status st = manifest_read(s, path, &m);
+  char **p = st == MQSS_OK ? calloc((size_t)m.n, sizeof *p) : NULL;
+  if (st == MQSS_OK && !p)
+    st = fail(s, MQSS_ERR_NOMEM, "out of memory");
+  for (int i = 0; st == MQSS_OK && i < m.n; i++) {
+    p[i] = m.v[i].path; // taken over
+    m.v[i].path = NULL;
   }
-  free(line);
-  fclose(f);
-  if (st == MQSS_OK && *n_paths == 0)
-    st = fail(s, MQSS_ERR_INVALID_ARG, "manifest '%s' lists no modules", path);
+  if (st == MQSS_OK) {
+    *paths = p;
+    *n_paths = m.n;
+  }
+  manifest_free(&m);
   return st;
 }
 
