@@ -39,6 +39,10 @@ int cmd_compile(int argc, char **argv) {
   if (!file || !out)
     return cli_error("compile: usage: mqss compile FILE [--policy P] [--guard]"
                      " -o OUT.{mlir,ll,o}");
+  const char *ext = strrchr(out, '.');
+  if (!ext || (strcmp(ext, ".mlir") && strcmp(ext, ".ll") && strcmp(ext, ".o")))
+    return cli_error("compile: cannot tell the output format of '%s': name it "
+                     ".mlir, .ll or .o", out);
   mqss_session *s = NULL;
   mqss_policy *p = NULL;
   mqss_module *m = NULL;

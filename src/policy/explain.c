@@ -104,7 +104,7 @@ static mqss_status explain_start(const mqss_policy *p, const char *action,
   mqss_session *s = mqss_module_session(*module);
   *tagged = NULL;
   if ((*ci = find_action(p->catalog, action)) < 0)
-    return fail(s, MQSS_ERR_INVALID_ARG, "explain: no action '%s' in the "
+    return fail(s, MQSS_ERR_INVALID_ARG, "no action '%s' in the "
                 "policy's catalog (the %d actions it was trained with; a "
                 "catalog may append more, which this policy cannot choose); "
                 "run 'mqss catalog' for the names", action,
@@ -126,7 +126,7 @@ mqss_status mqss_policy_explain_op(const mqss_policy *p,
     return MQSS_ERR_INVALID_ARG;
   mqss_session *s = mqss_module_session(module);
   if (!p || !action || !op || !kind || !kind_len)
-    return fail(s, MQSS_ERR_INVALID_ARG, "explain: bad argument");
+    return fail(s, MQSS_ERR_INVALID_ARG, "bad argument");
   *op = 0;
   kind[0] = '\0';
   int ci;
@@ -153,7 +153,7 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
     return MQSS_ERR_INVALID_ARG;
   mqss_session *s = mqss_module_session(module);
   if (!p || !action || !n_out || top_k < 0 || (top_k > 0 && !out))
-    return fail(s, MQSS_ERR_INVALID_ARG, "explain: bad argument");
+    return fail(s, MQSS_ERR_INVALID_ARG, "bad argument");
   *n_out = 0;
   int ci;
   mqss_module *tagged;
@@ -174,7 +174,7 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
     mqss_action_check(module, p->catalog, ci, NULL, why, sizeof why);
     policy_scratch_free(&sc);
     mqss_module_destroy(tagged);
-    return fail(s, MQSS_ERR_INVALID_ARG, "explain: action '%s' is masked on "
+    return fail(s, MQSS_ERR_INVALID_ARG, "action '%s' is masked on "
                 "this module (%s), so its probability is 0",
                 mqss_catalog_action(p->catalog, ci)->name, why);
   }
