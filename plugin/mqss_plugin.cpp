@@ -52,8 +52,8 @@ namespace {
   X(mqss_policy_options_init) X(mqss_policy_load) X(mqss_policy_destroy)       \
   X(mqss_select_options_init) X(mqss_policy_select) X(mqss_selection_destroy)  \
   X(mqss_selection_pipeline) X(mqss_selection_count)                           \
-  X(mqss_selection_budget_hit) X(mqss_metrics_record_init)                     \
-  X(mqss_metrics_append)
+  X(mqss_selection_budget_hit) X(mqss_selection_notes)                         \
+  X(mqss_metrics_record_init) X(mqss_metrics_append)
 
 struct Api {
 #define MQSS_API_FIELD(name) decltype(&::name) name = nullptr;
@@ -248,12 +248,19 @@ void MqssSelectPass::runOnOperation() {
   c.mqss_select_options_init(&so);
   so.max_steps = maxSteps;
   so.time_budget_ms = timeBudgetMs;
+  // Candidate passes run in a forked child, so one that crashes is avoided
+  // instead of taking the compiler down (as mqss select and mqss-opt do).
+  so.isolate = 1;
   auto t0 = std::chrono::steady_clock::now();
   mqss_selection *rawSel = nullptr;
   mqss_status rc = c.mqss_policy_select(pol.get(), m.get(), &so, &rawSel);
   double decisionMs = msSince(t0);
   Owned<mqss_selection> sel(rawSel, {c.mqss_selection_destroy});
   std::string chosen = sel ? c.mqss_selection_pipeline(sel.get()) : "";
+  const char *avoided = sel ? c.mqss_selection_notes(sel.get()) : "";
+  if (*avoided)
+    module.emitWarning("mqss-select: a crashing step was avoided: ")
+        << StringRef(avoided).rtrim();
   std::string why;
   auto t1 = std::chrono::steady_clock::now();
   if (rc != MQSS_OK) {
