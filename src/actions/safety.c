@@ -8,6 +8,8 @@
 #include "internal.h"
 #include "actions/schedule.h"
 
+#include <mlir-c/AffineExpr.h>
+#include <mlir-c/AffineMap.h>
 #include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <stdio.h>
@@ -78,6 +80,63 @@ static bool is_strided_for(MlirOperation op, MlirStringRef name) {
          mlirIntegerAttrGetValueInt(step) != 1;
 }
 
+// The summary's name for an affine access (load, store or apply) whose map
+// moves by other than one element per step of a dimension: a dimension
+// scaled by a constant other than 1 (in[2 * i], in[31 - i]) or by a
+// symbol, or inside a floordiv, ceildiv or mod. MLIR 19's super-vectorizer reads and writes
+// such accesses as if they were contiguous (wrong values; the strided,
+// dilated NCHW convolution example after convert-linalg-to-affine-loops).
+static const char strided_access[] = "affine.access.strided";
+
+static bool has_dim(MlirAffineExpr e) {
+  if (mlirAffineExprIsADim(e))
+    return true;
+  return mlirAffineExprIsABinary(e) &&
+         (has_dim(mlirAffineBinaryOpExprGetLHS(e)) ||
+          has_dim(mlirAffineBinaryOpExprGetRHS(e)));
+}
+
+static bool is_const(MlirAffineExpr e, int64_t *v) {
+  if (!mlirAffineExprIsAConstant(e))
+    return false;
+  *v = mlirAffineConstantExprGetValue(e);
+  return true;
+}
+
+static bool non_unit_stride(MlirAffineExpr e) {
+  if (!mlirAffineExprIsABinary(e))
+    return false;
+  MlirAffineExpr l = mlirAffineBinaryOpExprGetLHS(e),
+                 r = mlirAffineBinaryOpExprGetRHS(e);
+  if (mlirAffineExprIsAAdd(e))
+    return non_unit_stride(l) || non_unit_stride(r);
+  if (!mlirAffineExprIsAMul(e))
+    return has_dim(l); // floordiv, ceildiv, mod
+  // d * c, or d * s (a symbol: its value is unknown here)
+  int64_t c;
+  MlirAffineExpr scale = has_dim(l) ? r : l;
+  return (has_dim(l) || has_dim(r)) && !(is_const(scale, &c) && c == 1);
+}
+
+static bool is_strided_access(MlirOperation op, MlirStringRef name) {
+  static const char *const ops[] = {"affine.load", "affine.store",
+                                    "affine.apply"};
+  bool access = false;
+  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+    access |= name.length == strlen(ops[i]) &&
+              !memcmp(name.data, ops[i], name.length);
+  MlirAttribute map = access ? mlirOperationGetAttributeByName(
+                                   op, mlirStringRefCreateFromCString("map"))
+                             : (MlirAttribute){NULL};
+  if (mlirAttributeIsNull(map) || !mlirAttributeIsAAffineMap(map))
+    return false;
+  MlirAffineMap m = mlirAffineMapAttrGetValue(map);
+  for (intptr_t i = 0; i < mlirAffineMapGetNumResults(m); i++)
+    if (non_unit_stride(mlirAffineMapGetResult(m, i)))
+      return true;
+  return false;
+}
+
 static void add_name(ir_summary *sum, MlirStringRef name) {
   for (int i = 0; i < sum->n_names; i++)
     if (sum->names[i].data == name.data) // uniqued identifiers, one array
@@ -100,6 +159,8 @@ static MlirWalkResult summarise(MlirOperation op, void *user) {
   add_name(sum, name);
   if (is_strided_for(op, name))
     add_name(sum, (MlirStringRef){strided_for, sizeof strided_for - 1});
+  if (is_strided_access(op, name))
+    add_name(sum, (MlirStringRef){strided_access, sizeof strided_access - 1});
   return MlirWalkResultAdvance;
 }
 
