@@ -572,6 +572,13 @@ typedef struct {
   const char *const *avoids; ///< (n_avoids) e.g. "linalg.softmax": ops
                           ///< the action would leave in a form no later
                           ///< step lowers
+  /// A decision whose filled pipeline contains `refuse_if` (e.g.
+  /// "peel-front=true") is refused, as a failed step, while the IR has one
+  /// of `refuse_while` (names as in `avoids`): parameter values that MLIR
+  /// miscompiles on such IR. NULL / 0 when none.
+  const char *refuse_if;
+  int n_refuse_while;
+  const char *const *refuse_while; ///< (n_refuse_while)
 } mqss_action;
 
 /// A loaded action catalog. Immutable once loaded, so it may be shared by

@@ -474,7 +474,8 @@ static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
   static const char *const keys[] = {"name", "pipeline", "anchor", "requires",
                                      "forbids", "needs", "produces", "params",
                                      "stop", "schedule", "ops", "avoids",
-                                     "recipe", NULL};
+                                     "recipe", "refuse_if", "refuse_while",
+                                     NULL};
   if (n->type != YAML_MAPPING_NODE)
     return bad(L, n, "an action is a mapping {name, pipeline, anchor, ...}");
   mqss_status st = check_keys(L, n, keys, "an action");
@@ -536,8 +537,16 @@ static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
       (st = get_stages(L, get(L, n, "forbids"), &a->forbids_stages)) ||
       (st = get_stages(L, get(L, n, "produces"), &a->produces_stages)) ||
       (st = get_list(L, get(L, n, "needs"), &a->n_needs, &a->needs)) ||
-      (st = get_list(L, get(L, n, "avoids"), &a->n_avoids, &a->avoids)))
+      (st = get_list(L, get(L, n, "avoids"), &a->n_avoids, &a->avoids)) ||
+      (st = get_list(L, get(L, n, "refuse_while"), &a->n_refuse_while,
+                     &a->refuse_while)))
     return st;
+  const char *refuse_if = scalar(get(L, n, "refuse_if"));
+  if ((refuse_if && *refuse_if) != (a->n_refuse_while > 0))
+    return bad(L, n, "action '%s': refuse_if (a text of the pipeline) and "
+               "refuse_while (op names) go together", name);
+  if (refuse_if && !(a->refuse_if = keep(L->cat, strdup(refuse_if))))
+    return fail(L->cat->session, MQSS_ERR_NOMEM, "out of memory");
   yaml_node_t *ps = get(L, n, "params");
   if (ps) {
     if (ps->type != YAML_SEQUENCE_NODE)
@@ -584,8 +593,9 @@ static void hash_str(uint64_t *h, const char *s) {
 // policy trained on a catalog can be bound to a longer one that extends it.
 // Schedule actions hash their steps (in the pipeline field), op kinds and
 // divisor dimensions too; actions of other kinds hash as they always did.
-// The stage rules and `avoids` are not hashed: a precondition that only
-// masks more states leaves a trained policy's outputs meaning the same.
+// The stage rules, `avoids` and the refuse_ rules are not hashed: a
+// precondition that only masks (or refuses) more states leaves a trained
+// policy's outputs meaning the same.
 static bool catalog_hash(mqss_catalog *c) {
   c->prefix_hash = calloc((size_t)c->n + 1, sizeof *c->prefix_hash);
   if (!c->prefix_hash)

@@ -244,8 +244,15 @@ mqss_status mqss_decision_apply(mqss_module *m, const mqss_catalog *c,
   char *text = mqss_decision_pipeline(c, d);
   if (!text)
     return fail(m->session, MQSS_ERR_NOMEM, "out of memory");
+  const char *refused = decision_refused(m, a, text, d->target);
   mqss_status st;
-  if (!d->target) {
+  if (refused) {
+    diag_reset(m->session, m->name);
+    st = fail(m->session, MQSS_ERR_INVALID_ARG,
+              "action '%s' with '%s' is refused on '%s': MLIR miscompiles it "
+              "while the IR has %s (data/catalog.yaml)", a->name, a->refuse_if,
+              m->name, refused);
+  } else if (!d->target) {
     st = mqss_module_run_pipeline(m, text);
   } else if (strcmp(a->anchor, "func.func")) {
     diag_reset(m->session, m->name);

@@ -137,6 +137,35 @@ static bool is_strided_access(MlirOperation op, MlirStringRef name) {
   return false;
 }
 
+// The summary's name for an scf.for whose upper bound value is also used
+// inside its body (an inner loop or a test bounded by the same constant).
+// MLIR 19 peels a loop's first iteration (scf-for-loop-peeling
+// {peel-front=true}) by cloning it with every use of that value in the
+// body replaced by lb + step, so such a use loses its iterations.
+static const char bound_in_body[] = "scf.for.bound-in-body";
+
+static bool inside(MlirOperation op, MlirOperation ancestor) {
+  for (MlirOperation p = mlirOperationGetParentOperation(op);
+       !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
+    if (mlirOperationEqual(p, ancestor))
+      return true;
+  return false;
+}
+
+static bool is_bound_in_body(MlirOperation op, MlirStringRef name) {
+  static const char scf_for[] = "scf.for";
+  if (name.length != sizeof scf_for - 1 || memcmp(name.data, scf_for,
+                                                  name.length) ||
+      mlirOperationGetNumOperands(op) < 3)
+    return false;
+  MlirValue ub = mlirOperationGetOperand(op, 1); // lb, ub, step, inits
+  for (MlirOpOperand u = mlirValueGetFirstUse(ub); !mlirOpOperandIsNull(u);
+       u = mlirOpOperandGetNextUse(u))
+    if (inside(mlirOpOperandGetOwner(u), op))
+      return true;
+  return false;
+}
+
 static void add_name(ir_summary *sum, MlirStringRef name) {
   for (int i = 0; i < sum->n_names; i++)
     if (sum->names[i].data == name.data) // uniqued identifiers, one array
@@ -161,6 +190,8 @@ static MlirWalkResult summarise(MlirOperation op, void *user) {
     add_name(sum, (MlirStringRef){strided_for, sizeof strided_for - 1});
   if (is_strided_access(op, name))
     add_name(sum, (MlirStringRef){strided_access, sizeof strided_access - 1});
+  if (is_bound_in_body(op, name))
+    add_name(sum, (MlirStringRef){bound_in_body, sizeof bound_in_body - 1});
   return MlirWalkResultAdvance;
 }
 
@@ -345,6 +376,21 @@ bool decision_allowed(const mqss_module *m, const mqss_catalog *c,
                       const mqss_decision *d) {
   const mqss_action *a = m && d ? mqss_catalog_action(c, d->action) : NULL;
   return a && check_in(m, a, d, d->target, NULL, 0);
+}
+
+const char *decision_refused(const mqss_module *m, const mqss_action *a,
+                             const char *pipeline, const char *target) {
+  if (!a->refuse_if || !strstr(pipeline, a->refuse_if))
+    return NULL;
+  ir_summary sum;
+  MlirOperation scope;
+  const char *found = NULL;
+  if (scan(m, target, &sum, &scope))
+    for (int i = 0; i < a->n_refuse_while && !found; i++)
+      if (ir_summary_has(&sum, a->refuse_while[i]))
+        found = a->refuse_while[i];
+  ir_summary_free(&sum);
+  return found;
 }
 
 int mqss_action_mask(const mqss_module *m, const mqss_catalog *c,
