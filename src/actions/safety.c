@@ -68,11 +68,13 @@ unsigned op_stages(MlirOperation op) {
 // unrolling or tiling): catalog actions can avoid it like an op name.
 static const char strided_for[] = "affine.for.strided";
 
+static bool named(MlirStringRef name, const char *what) {
+  return name.length == strlen(what) && !memcmp(name.data, what, name.length);
+}
+
 // Whether op is an affine.for with a step other than 1.
 static bool is_strided_for(MlirOperation op, MlirStringRef name) {
-  static const char affine_for[] = "affine.for";
-  if (name.length != sizeof affine_for - 1 ||
-      memcmp(name.data, affine_for, name.length))
+  if (!named(name, "affine.for"))
     return false;
   MlirAttribute step = mlirOperationGetAttributeByName(
       op, mlirStringRefCreateFromCString("step"));
@@ -83,9 +85,10 @@ static bool is_strided_for(MlirOperation op, MlirStringRef name) {
 // The summary's name for an affine access (load, store or apply) whose map
 // moves by other than one element per step of a dimension: a dimension
 // scaled by a constant other than 1 (in[2 * i], in[31 - i]) or by a
-// symbol, or inside a floordiv, ceildiv or mod. MLIR 19's super-vectorizer reads and writes
-// such accesses as if they were contiguous (wrong values; the strided,
-// dilated NCHW convolution example after convert-linalg-to-affine-loops).
+// symbol, or inside a floordiv, ceildiv or mod. MLIR 19's super-vectorizer
+// reads and writes such accesses as if they were contiguous (wrong values;
+// the strided, dilated NCHW convolution example after
+// convert-linalg-to-affine-loops).
 static const char strided_access[] = "affine.access.strided";
 
 static bool has_dim(MlirAffineExpr e) {
@@ -119,12 +122,8 @@ static bool non_unit_stride(MlirAffineExpr e) {
 }
 
 static bool is_strided_access(MlirOperation op, MlirStringRef name) {
-  static const char *const ops[] = {"affine.load", "affine.store",
-                                    "affine.apply"};
-  bool access = false;
-  for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-    access |= name.length == strlen(ops[i]) &&
-              !memcmp(name.data, ops[i], name.length);
+  bool access = named(name, "affine.load") || named(name, "affine.store") ||
+                named(name, "affine.apply");
   MlirAttribute map = access ? mlirOperationGetAttributeByName(
                                    op, mlirStringRefCreateFromCString("map"))
                              : (MlirAttribute){NULL};
@@ -153,10 +152,7 @@ static bool inside(MlirOperation op, MlirOperation ancestor) {
 }
 
 static bool is_bound_in_body(MlirOperation op, MlirStringRef name) {
-  static const char scf_for[] = "scf.for";
-  if (name.length != sizeof scf_for - 1 || memcmp(name.data, scf_for,
-                                                  name.length) ||
-      mlirOperationGetNumOperands(op) < 3)
+  if (!named(name, "scf.for") || mlirOperationGetNumOperands(op) < 3)
     return false;
   MlirValue ub = mlirOperationGetOperand(op, 1); // lb, ub, step, inits
   for (MlirOpOperand u = mlirValueGetFirstUse(ub); !mlirOpOperandIsNull(u);
