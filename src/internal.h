@@ -70,7 +70,8 @@ void source_tree_path(char *out, size_t len, const char *here,
 #define CHILD_DEFAULT_MEM_MB 4096
 typedef struct {
   int timeout_ms;   // RLIMIT_CPU = timeout + 1 s (SIGXCPU), hard 1 s more; 0 = none
-  int mem_limit_mb; // RLIMIT_AS in MiB; 0 = none (not applied under sanitizers)
+  int mem_limit_mb; // MiB the child may map beyond what it inherits (RLIMIT_AS);
+                    // 0 = none (not applied under sanitizers)
   int cpu;          // core to pin the child to; -1 = none
 } child_limits;
 // Fatal signals (SIGSEGV, SIGXCPU, SIGXFSZ, ...) back to their default action

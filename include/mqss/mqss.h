@@ -235,7 +235,8 @@ typedef struct {
   int repeat;             ///< timed runs (default 10, at least 1)
   uint64_t seed;          ///< seed of the generated inputs (default 1)
   int timeout_ms;         ///< wall-clock limit of the sandbox child (default 30000)
-  int mem_limit_mb;       ///< RLIMIT_AS of the child in MiB; 0 = none (default 4096)
+  int mem_limit_mb;       ///< address space the child may add to what it
+                          ///< inherits (RLIMIT_AS), MiB; 0 = none (default 4096)
   int cpu;                ///< core to pin the child to; -1 = no pinning (default)
   int opt_level;          ///< LLVM optimisation level of the JIT, 0-3 (default 3)
   const char *cache_path; ///< SQLite cache file; NULL = no cache (default)
@@ -1086,8 +1087,9 @@ typedef struct {
   const char *cache_dir; ///< directory of bad_sequences.jsonl to avoid; NULL = none
   int isolate;           ///< nonzero: select in a forked child (default 0), see below
   int timeout_ms;        ///< isolated: wall-clock limit of the child (default 60000)
-  int mem_limit_mb;      ///< isolated: its address-space limit in MiB, 0 = none
-                         ///< (default 4096; ignored by sanitizer builds)
+  int mem_limit_mb;      ///< isolated: address space it may add to what it
+                         ///< inherits, MiB, 0 = none (default 4096; ignored
+                         ///< by sanitizer builds)
   /// Wall-clock budget of the selection in ms, counted from the call: once
   /// it is spent, no further step starts and the decisions so far are the
   /// selection (mqss_selection_budget_hit() says so). The first step always
@@ -1226,8 +1228,9 @@ typedef struct {
   const char *cache_dir; ///< measure.sqlite + bad_sequences.jsonl; NULL = none
   uint64_t seed;         ///< seed of the deterministic inputs (default 1)
   int timeout_ms;        ///< limit of the check's sandbox child (default 30000)
-  int mem_limit_mb;      ///< its address-space limit in MiB; 0 = none (default
-                         ///< 4096; sanitizer builds need 0)
+  int mem_limit_mb;      ///< address space it may add to what it inherits,
+                         ///< MiB; 0 = none (default 4096; sanitizer builds
+                         ///< need 0)
   double rtol, atol;     ///< slack on top of the output check's error model
                          ///< (default 1e-6, 1e-12, as mqss_measure_options)
   /// Outputs the check leaves out, as mqss_measure_options.skip_outputs

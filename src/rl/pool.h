@@ -47,7 +47,8 @@ typedef struct {
   int pin;             // 1: pin worker i to core i % online cores
   int task_timeout_ms; // wall-clock limit of one task (0 = none); also its
                        // RLIMIT_CPU (timeout + 1 s)
-  int mem_limit_mb;    // RLIMIT_AS of a task's child in MiB (0 = none)
+  int mem_limit_mb;    // MiB a task's child may map beyond what it inherits
+                       // (RLIMIT_AS; 0 = none)
 } pool_options;
 
 // Forks local workers. `fn` and `user` are inherited by every worker (fork),

@@ -5,9 +5,26 @@
 #include "internal.h"
 #include "util/sanitized.h"
 
+#include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <sys/resource.h>
+#include <unistd.h>
+
+// The address space the child inherits, its parent's at fork, in bytes (0
+// when /proc cannot tell). Read with open/read: the parent may have threads.
+static rlim_t inherited_bytes(void) {
+  char buf[64] = {0};
+  int fd = open("/proc/self/statm", O_RDONLY);
+  if (fd < 0)
+    return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  long page = sysconf(_SC_PAGESIZE);
+  return n > 0 && page > 0 ? (rlim_t)strtoull(buf, NULL, 10) * (rlim_t)page
+                           : 0;
+}
 
 static void set_limit(int resource, rlim_t soft, rlim_t hard) {
   struct rlimit rl = {soft, hard};
@@ -35,8 +52,11 @@ void child_limits_apply(const child_limits *l) {
   }
 #if !MQSS_SANITIZED
   // Sanitizers reserve terabytes of shadow memory: an AS limit breaks them.
+  // The limit counts from what the child inherits: a host process that
+  // already maps more than mem_limit_mb (a large compiler loading the
+  // plugin) would leave its child no room at all.
   if (l->mem_limit_mb > 0) {
-    rlim_t bytes = (rlim_t)l->mem_limit_mb << 20;
+    rlim_t bytes = inherited_bytes() + ((rlim_t)l->mem_limit_mb << 20);
     set_limit(RLIMIT_AS, bytes, bytes);
   }
 #endif
