@@ -334,11 +334,14 @@ void ir_summary_scan(MlirOperation root, ir_summary *out);
 // ("arith") occurs.
 bool ir_summary_has(const ir_summary *sum, const char *what);
 void ir_summary_free(ir_summary *sum);
-// The first of a's refuse_while names that m (or its function `target`)
-// has, when `pipeline` (a decision's filled pipeline) contains a's
-// refuse_if; else NULL.
-const char *decision_refused(const mqss_module *m, const mqss_action *a,
-                             const char *pipeline, const char *target);
+// Whether decision d of action a (`pipeline`, its filled pipeline) is
+// refused on m, or on its function d->target: `pipeline` contains a's
+// refuse_if while the IR has one of a's refuse_while names, or the value of
+// a's refuse_unless_divides parameter does not divide an innermost
+// affine.for's trip count. why gets the reason.
+bool decision_refused(const mqss_module *m, const mqss_action *a,
+                      const mqss_decision *d, const char *pipeline, char *why,
+                      size_t why_len);
 // Stage bits one op contributes (its dialect, its result and block-argument
 // types); does not look into nested ops.
 unsigned op_stages(MlirOperation op);

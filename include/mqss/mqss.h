@@ -580,6 +580,11 @@ typedef struct {
   const char *refuse_if;
   int n_refuse_while;
   const char *const *refuse_while; ///< (n_refuse_while)
+  /// The name of an integer parameter: a decision is refused unless its
+  /// value divides the trip count of every innermost affine.for in its
+  /// scope (constant bounds needed); MLIR 19's super-vectorizer writes the
+  /// last vector past the loop's range otherwise. NULL when none.
+  const char *refuse_unless_divides;
 } mqss_action;
 
 /// A loaded action catalog. Immutable once loaded, so it may be shared by

@@ -475,7 +475,7 @@ static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
                                      "forbids", "needs", "produces", "params",
                                      "stop", "schedule", "ops", "avoids",
                                      "recipe", "refuse_if", "refuse_while",
-                                     NULL};
+                                     "refuse_unless_divides", NULL};
   if (n->type != YAML_MAPPING_NODE)
     return bad(L, n, "an action is a mapping {name, pipeline, anchor, ...}");
   mqss_status st = check_keys(L, n, keys, "an action");
@@ -567,6 +567,18 @@ static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
     a->params = params;
     a->n_params = np;
   }
+  const char *divides = scalar(get(L, n, "refuse_unless_divides"));
+  bool integer = false;
+  for (int i = 0; divides && i < a->n_params; i++)
+    integer |= !strcmp(a->params[i].name, divides) &&
+               (a->params[i].kind == MQSS_PARAM_INT ||
+                a->params[i].kind == MQSS_PARAM_LOG_INT);
+  if (divides && !integer)
+    return bad(L, get(L, n, "refuse_unless_divides"), "action '%s': "
+               "refuse_unless_divides names '%s', which is not an integer "
+               "parameter of it", name, divides);
+  if (divides && !(a->refuse_unless_divides = keep(L->cat, strdup(divides))))
+    return fail(L->cat->session, MQSS_ERR_NOMEM, "out of memory");
   for (int i = 0; i < a->n_params && !schedule; i++)
     if (a->params[i].kind == MQSS_PARAM_DIVISOR)
       return bad(L, ps, "action '%s': divisor parameters are for schedule "

@@ -244,14 +244,13 @@ mqss_status mqss_decision_apply(mqss_module *m, const mqss_catalog *c,
   char *text = mqss_decision_pipeline(c, d);
   if (!text)
     return fail(m->session, MQSS_ERR_NOMEM, "out of memory");
-  const char *refused = decision_refused(m, a, text, d->target);
+  char why[256];
   mqss_status st;
-  if (refused) {
+  if (decision_refused(m, a, d, text, why, sizeof why)) {
     diag_reset(m->session, m->name);
     st = fail(m->session, MQSS_ERR_INVALID_ARG,
-              "action '%s' with '%s' is refused on '%s': MLIR miscompiles it "
-              "while the IR has %s (data/catalog.yaml)", a->name, a->refuse_if,
-              m->name, refused);
+              "action '%s' is refused on '%s': MLIR miscompiles it with %s "
+              "(data/catalog.yaml)", a->name, m->name, why);
   } else if (!d->target) {
     st = mqss_module_run_pipeline(m, text);
   } else if (strcmp(a->anchor, "func.func")) {

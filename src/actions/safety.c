@@ -136,28 +136,143 @@ static bool is_strided_access(MlirOperation op, MlirStringRef name) {
   return false;
 }
 
-// The summary's name for an scf.for whose upper bound value is also used
-// inside its body (an inner loop or a test bounded by the same constant).
-// MLIR 19 peels a loop's first iteration (scf-for-loop-peeling
-// {peel-front=true}) by cloning it with every use of that value in the
-// body replaced by lb + step, so such a use loses its iterations.
+// The summary's name for an scf.for whose upper bound is also used inside
+// its body: the same value, or a constant equal to it (the peeling pass
+// folds equal constants into one first). MLIR 19 peels a loop's first
+// iteration (scf-for-loop-peeling{peel-front=true}) by cloning it with every
+// use of that value in the body replaced by lb + step, so an inner loop or
+// a test bounded by the same constant loses its iterations.
 static const char bound_in_body[] = "scf.for.bound-in-body";
 
-static bool inside(MlirOperation op, MlirOperation ancestor) {
-  for (MlirOperation p = mlirOperationGetParentOperation(op);
-       !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p))
-    if (mlirOperationEqual(p, ancestor))
-      return true;
-  return false;
+static MlirAttribute constant_value(MlirValue v) {
+  if (!mlirValueIsAOpResult(v))
+    return (MlirAttribute){NULL};
+  MlirOperation def = mlirOpResultGetOwner(v);
+  if (!named(mlirIdentifierStr(mlirOperationGetName(def)), "arith.constant"))
+    return (MlirAttribute){NULL};
+  return mlirOperationGetAttributeByName(def,
+                                         mlirStringRefCreateFromCString("value"));
+}
+
+typedef struct {
+  MlirOperation loop;
+  MlirValue ub;
+  MlirAttribute ub_value; // null when ub is not a constant
+  bool found;
+} bound_use;
+
+static MlirWalkResult find_bound_use(MlirOperation op, void *user) {
+  bound_use *b = user;
+  if (mlirOperationEqual(op, b->loop))
+    return MlirWalkResultAdvance;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op) && !b->found; i++) {
+    MlirValue v = mlirOperationGetOperand(op, i);
+    MlirAttribute c = mlirAttributeIsNull(b->ub_value) ? (MlirAttribute){NULL}
+                                                       : constant_value(v);
+    b->found = mlirValueEqual(v, b->ub) ||
+               (!mlirAttributeIsNull(c) && mlirAttributeEqual(c, b->ub_value));
+  }
+  return b->found ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
 }
 
 static bool is_bound_in_body(MlirOperation op, MlirStringRef name) {
   if (!named(name, "scf.for") || mlirOperationGetNumOperands(op) < 3)
     return false;
   MlirValue ub = mlirOperationGetOperand(op, 1); // lb, ub, step, inits
-  for (MlirOpOperand u = mlirValueGetFirstUse(ub); !mlirOpOperandIsNull(u);
-       u = mlirOpOperandGetNextUse(u))
-    if (inside(mlirOpOperandGetOwner(u), op))
+  bound_use b = {op, ub, constant_value(ub), false};
+  mlirOperationWalk(op, find_bound_use, &b, MlirWalkPreOrder);
+  return b.found;
+}
+
+// The summary's name for two affine.for nests in one block where the later
+// one stores into a memref the earlier one loads (a write after read across
+// loops). MLIR 19's affine-loop-fusion can fuse the later nest into the
+// earlier one regardless: on PolyBench's doitgen it moves the copy of
+// sum into A inside the loop that still reads A (wrong values).
+static const char war_loops[] = "affine.for.war";
+
+enum { NEST_REFS = 16, BLOCK_NESTS = 64 };
+
+// The memrefs an affine.for nest loads from and stores into; `full` when
+// there were more than NEST_REFS of either.
+typedef struct {
+  MlirValue load[NEST_REFS], store[NEST_REFS];
+  int n_load, n_store;
+  bool full;
+} nest_refs;
+
+static void add_ref(MlirValue *v, int *n, bool *full, MlirValue x) {
+  for (int i = 0; i < *n; i++)
+    if (mlirValueEqual(v[i], x))
+      return;
+  if (*n == NEST_REFS)
+    *full = true;
+  else
+    v[(*n)++] = x;
+}
+
+static MlirWalkResult note_refs(MlirOperation op, void *user) {
+  nest_refs *r = user;
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  if (named(name, "affine.load") || named(name, "memref.load"))
+    add_ref(r->load, &r->n_load, &r->full, mlirOperationGetOperand(op, 0));
+  else if (named(name, "affine.store") || named(name, "memref.store"))
+    add_ref(r->store, &r->n_store, &r->full, mlirOperationGetOperand(op, 1));
+  return MlirWalkResultAdvance;
+}
+
+static bool writes_after_read(const nest_refs *early, const nest_refs *late) {
+  if (early->full || late->full)
+    return true; // too many to tell: assume the worst
+  for (int i = 0; i < late->n_store; i++)
+    for (int j = 0; j < early->n_load; j++)
+      if (mlirValueEqual(late->store[i], early->load[j]))
+        return true;
+  return false;
+}
+
+// Whether one block of op's regions holds affine.for nests with a write
+// after read between them.
+static bool has_war_loops(MlirOperation op) {
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+         !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b)) {
+      nest_refs nests[BLOCK_NESTS];
+      int n = 0;
+      for (MlirOperation o = mlirBlockGetFirstOperation(b);
+           !mlirOperationIsNull(o); o = mlirOperationGetNextInBlock(o)) {
+        if (!named(mlirIdentifierStr(mlirOperationGetName(o)), "affine.for"))
+          continue;
+        if (n == BLOCK_NESTS)
+          return true; // too many to tell
+        nests[n] = (nest_refs){.n_load = 0};
+        mlirOperationWalk(o, note_refs, &nests[n], MlirWalkPreOrder);
+        for (int i = 0; i < n; i++)
+          if (writes_after_read(&nests[i], &nests[n]))
+            return true;
+        n++;
+      }
+    }
+  return false;
+}
+
+// The summary's name for an scf.for whose bounds or step are not constants.
+// MLIR 19 peels its first iteration (peel-front=true) into a loop from lb
+// to lb + step that runs once even when the loop would not run at all (an
+// empty CSR row in SpMV: wrong values).
+static const char dynamic_for[] = "scf.for.dynamic";
+
+static bool is_constant(MlirValue v) {
+  return mlirValueIsAOpResult(v) &&
+         named(mlirIdentifierStr(mlirOperationGetName(mlirOpResultGetOwner(v))),
+               "arith.constant");
+}
+
+static bool is_dynamic_for(MlirOperation op, MlirStringRef name) {
+  if (!named(name, "scf.for") || mlirOperationGetNumOperands(op) < 3)
+    return false;
+  for (int i = 0; i < 3; i++) // lb, ub, step
+    if (!is_constant(mlirOperationGetOperand(op, i)))
       return true;
   return false;
 }
@@ -188,6 +303,10 @@ static MlirWalkResult summarise(MlirOperation op, void *user) {
     add_name(sum, (MlirStringRef){strided_access, sizeof strided_access - 1});
   if (is_bound_in_body(op, name))
     add_name(sum, (MlirStringRef){bound_in_body, sizeof bound_in_body - 1});
+  if (is_dynamic_for(op, name))
+    add_name(sum, (MlirStringRef){dynamic_for, sizeof dynamic_for - 1});
+  if (mlirOperationGetNumRegions(op) && has_war_loops(op))
+    add_name(sum, (MlirStringRef){war_loops, sizeof war_loops - 1});
   return MlirWalkResultAdvance;
 }
 
@@ -374,19 +493,96 @@ bool decision_allowed(const mqss_module *m, const mqss_catalog *c,
   return a && check_in(m, a, d, d->target, NULL, 0);
 }
 
-const char *decision_refused(const mqss_module *m, const mqss_action *a,
-                             const char *pipeline, const char *target) {
-  if (!a->refuse_if || !strstr(pipeline, a->refuse_if))
-    return NULL;
+// An innermost affine.for whose trip count `v` does not divide: its trip
+// count, or -1 when its bounds are not constant.
+typedef struct {
+  int64_t v;
+  int64_t trip;
+  bool found;
+} undivided;
+
+static MlirWalkResult note_for(MlirOperation op, void *user) {
+  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
+  *(int *)user += named(name, "affine.for");
+  return MlirWalkResultAdvance;
+}
+
+static int64_t const_map(MlirOperation op, const char *attr, bool *ok) {
+  MlirAttribute a =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(attr));
+  if (mlirAttributeIsNull(a) || !mlirAttributeIsAAffineMap(a) ||
+      !mlirAffineMapIsSingleConstant(mlirAffineMapAttrGetValue(a))) {
+    *ok = false;
+    return 0;
+  }
+  return mlirAffineMapGetSingleConstantResult(mlirAffineMapAttrGetValue(a));
+}
+
+static MlirWalkResult find_undivided(MlirOperation op, void *user) {
+  undivided *u = user;
+  int fors = 0;
+  if (!named(mlirIdentifierStr(mlirOperationGetName(op)), "affine.for"))
+    return MlirWalkResultAdvance;
+  mlirOperationWalk(op, note_for, &fors, MlirWalkPreOrder);
+  if (fors > 1) // not innermost
+    return MlirWalkResultAdvance;
+  bool ok = true;
+  int64_t lb = const_map(op, "lowerBoundMap", &ok),
+          ub = const_map(op, "upperBoundMap", &ok);
+  MlirAttribute step =
+      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("step"));
+  int64_t s = !mlirAttributeIsNull(step) && mlirAttributeIsAInteger(step)
+                  ? mlirIntegerAttrGetValueInt(step) : 1;
+  int64_t trip = ok && s > 0 && ub > lb ? (ub - lb + s - 1) / s : ok ? 0 : -1;
+  if (trip >= 0 && trip % u->v == 0)
+    return MlirWalkResultAdvance;
+  u->trip = trip;
+  u->found = true;
+  return MlirWalkResultInterrupt;
+}
+
+static bool refused_by_trip(MlirOperation scope, const mqss_action *a,
+                            const mqss_decision *d, char *why, size_t len) {
+  for (int i = 0; a->refuse_unless_divides && i < a->n_params; i++) {
+    if (strcmp(a->params[i].name, a->refuse_unless_divides))
+      continue;
+    undivided u = {mqss_param_map(&a->params[i], d->u[i]), 0, false};
+    if (u.v < 1)
+      return false;
+    mlirOperationWalk(scope, find_undivided, &u, MlirWalkPreOrder);
+    if (!u.found)
+      return false;
+    if (u.trip < 0)
+      snprintf(why, len, "%s = %lld: an innermost affine.for has bounds that "
+               "are not constant", a->params[i].name, (long long)u.v);
+    else
+      snprintf(why, len, "%s = %lld: an innermost affine.for runs %lld "
+               "times, which %lld does not divide", a->params[i].name,
+               (long long)u.v, (long long)u.trip, (long long)u.v);
+    return true;
+  }
+  return false;
+}
+
+bool decision_refused(const mqss_module *m, const mqss_action *a,
+                      const mqss_decision *d, const char *pipeline, char *why,
+                      size_t why_len) {
+  bool text = a->refuse_if && strstr(pipeline, a->refuse_if);
+  if (!text && !a->refuse_unless_divides)
+    return false;
   ir_summary sum;
   MlirOperation scope;
-  const char *found = NULL;
-  if (scan(m, target, &sum, &scope))
-    for (int i = 0; i < a->n_refuse_while && !found; i++)
-      if (ir_summary_has(&sum, a->refuse_while[i]))
-        found = a->refuse_while[i];
+  bool refused = false;
+  if (scan(m, d->target, &sum, &scope)) {
+    for (int i = 0; text && i < a->n_refuse_while && !refused; i++)
+      if ((refused = ir_summary_has(&sum, a->refuse_while[i])))
+        snprintf(why, why_len, "'%s' while the IR has %s", a->refuse_if,
+                 a->refuse_while[i]);
+    if (!refused)
+      refused = refused_by_trip(scope, a, d, why, why_len);
+  }
   ir_summary_free(&sum);
-  return found;
+  return refused;
 }
 
 int mqss_action_mask(const mqss_module *m, const mqss_catalog *c,
