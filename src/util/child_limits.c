@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#if !MQSS_SANITIZED
 // The address space the child inherits, its parent's at fork, in bytes (0
 // when /proc cannot tell). Read with open/read: the parent may have threads.
 static rlim_t inherited_bytes(void) {
@@ -25,6 +26,7 @@ static rlim_t inherited_bytes(void) {
   return n > 0 && page > 0 ? (rlim_t)strtoull(buf, NULL, 10) * (rlim_t)page
                            : 0;
 }
+#endif
 
 static void set_limit(int resource, rlim_t soft, rlim_t hard) {
   struct rlimit rl = {soft, hard};
