@@ -78,6 +78,22 @@ static bool draw(const search_ctx *c, const mqss_module *cur,
   return true;
 }
 
+// Whether the catalog refuses decision d on cur (decision_refused: a
+// parameter value MLIR miscompiles there). Such a draw is masked for the
+// step and drawn again, as selection does; kept, it would only be measured
+// as a wrong output.
+static bool refused(const mqss_catalog *cat, const mqss_module *cur,
+                    const mqss_decision *d) {
+  const mqss_action *a = mqss_catalog_action(cat, d->action);
+  if (a->is_stop || (!a->refuse_if && !a->refuse_unless_divides))
+    return false;
+  char *text = mqss_decision_pipeline(cat, d);
+  char why[256];
+  bool r = text && decision_refused(cur, a, d, text, why, sizeof why);
+  free(text);
+  return r;
+}
+
 static void sample_child(void *arg, int fd) {
   const sample_args *a = arg;
   const search_ctx *c = a->c;
@@ -118,7 +134,9 @@ static void sample_child(void *arg, int fd) {
       d = *a->first;
     else if (!(have = repeats && decision_repeat(cur, cat, &prev, &d)) &&
              !a->first && drawn < a->steps) {
-      have = draw(c, cur, mask, allowed, step, &rng, &d);
+      while ((have = draw(c, cur, mask, allowed, step, &rng, &d)) &&
+             refused(cat, cur, &d))
+        mask[d.action] = 0;
       drawn++;
     }
     if (!have) { // expanded, all steps taken, or only STOP allowed at first
