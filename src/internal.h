@@ -326,13 +326,16 @@ typedef struct {
   unsigned stages;       // MQSS_STAGE_* bits present
   int n_names, cap_names;
   MlirStringRef *names;  // (n_names) distinct op names, owned by the context
+  MlirOperation root;    // what was scanned
+  unsigned asked;        // bits of the names found on demand, asked already
 } ir_summary;
 
 // Scans `root` and everything nested in it into `out` (zeroed first).
 void ir_summary_scan(MlirOperation root, ir_summary *out);
 // True when an op called `what` ("affine.for") or of dialect `what`
-// ("arith") occurs.
-bool ir_summary_has(const ir_summary *sum, const char *what);
+// ("arith") occurs, or the derived name `what` applies (safety.c; the
+// costlier ones are found on the first ask and kept in sum).
+bool ir_summary_has(ir_summary *sum, const char *what);
 void ir_summary_free(ir_summary *sum);
 // Whether decision d of action a (`pipeline`, its filled pipeline) is
 // refused on m, or on its function d->target: `pipeline` contains a's

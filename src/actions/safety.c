@@ -233,7 +233,8 @@ static bool writes_after_read(const nest_refs *early, const nest_refs *late) {
 
 // Whether one block of op's regions holds affine.for nests with a write
 // after read between them.
-static bool has_war_loops(MlirOperation op) {
+static bool has_war_loops(MlirOperation op, MlirStringRef name) {
+  (void)name;
   for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
     for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
          !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b)) {
@@ -301,26 +302,52 @@ static MlirWalkResult summarise(MlirOperation op, void *user) {
     add_name(sum, (MlirStringRef){strided_for, sizeof strided_for - 1});
   if (is_strided_access(op, name))
     add_name(sum, (MlirStringRef){strided_access, sizeof strided_access - 1});
-  if (is_bound_in_body(op, name))
-    add_name(sum, (MlirStringRef){bound_in_body, sizeof bound_in_body - 1});
   if (is_dynamic_for(op, name))
     add_name(sum, (MlirStringRef){dynamic_for, sizeof dynamic_for - 1});
-  if (mlirOperationGetNumRegions(op) && has_war_loops(op))
-    add_name(sum, (MlirStringRef){war_loops, sizeof war_loops - 1});
   return MlirWalkResultAdvance;
+}
+
+// Names whose test walks past the op itself: found on the first ask
+// (ir_summary_has), not in every scan, since few masks ask for them.
+static const struct {
+  const char *name;
+  bool (*test)(MlirOperation op, MlirStringRef name);
+} deep[] = {{bound_in_body, is_bound_in_body}, {war_loops, has_war_loops}};
+
+typedef struct {
+  bool (*test)(MlirOperation op, MlirStringRef name);
+  bool found;
+} deep_walk;
+
+static MlirWalkResult test_deep(MlirOperation op, void *user) {
+  deep_walk *w = user;
+  w->found = w->test(op, mlirIdentifierStr(mlirOperationGetName(op)));
+  return w->found ? MlirWalkResultInterrupt : MlirWalkResultAdvance;
 }
 
 void ir_summary_scan(MlirOperation root, ir_summary *out) {
   memset(out, 0, sizeof *out);
+  out->root = root;
   mlirOperationWalk(root, summarise, out, MlirWalkPreOrder);
 }
 
-bool ir_summary_has(const ir_summary *sum, const char *what) {
+bool ir_summary_has(ir_summary *sum, const char *what) {
   size_t n = strlen(what);
   for (int i = 0; i < sum->n_names; i++) {
     MlirStringRef s = sum->names[i];
     if ((s.length == n && !memcmp(s.data, what, n)) || has_prefix(s, what))
       return true;
+  }
+  for (unsigned k = 0; k < sizeof deep / sizeof *deep; k++) {
+    if (strcmp(what, deep[k].name) || (sum->asked & 1u << k) ||
+        mlirOperationIsNull(sum->root))
+      continue;
+    sum->asked |= 1u << k;
+    deep_walk w = {deep[k].test, false};
+    mlirOperationWalk(sum->root, test_deep, &w, MlirWalkPreOrder);
+    if (w.found)
+      add_name(sum, (MlirStringRef){deep[k].name, n});
+    return w.found;
   }
   return false;
 }
@@ -372,7 +399,7 @@ static const linalg_focus *focus_of(lazy_focus *lf) {
 // the one op a decision would address (focus_target), else every op of
 // their kinds; with a decision d, the op it addresses must fit its sizes.
 static bool check(const mqss_action *a, const mqss_decision *d,
-                  const ir_summary *sum, lazy_focus *focus, bool scoped,
+                  ir_summary *sum, lazy_focus *focus, bool scoped,
                   char *why, size_t why_len) {
   MlirOperation scope = focus->scope;
   char want[128], have[128];
