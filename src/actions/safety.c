@@ -263,17 +263,11 @@ static bool has_war_loops(MlirOperation op, MlirStringRef name) {
 // empty CSR row in SpMV: wrong values).
 static const char dynamic_for[] = "scf.for.dynamic";
 
-static bool is_constant(MlirValue v) {
-  return mlirValueIsAOpResult(v) &&
-         named(mlirIdentifierStr(mlirOperationGetName(mlirOpResultGetOwner(v))),
-               "arith.constant");
-}
-
 static bool is_dynamic_for(MlirOperation op, MlirStringRef name) {
   if (!named(name, "scf.for") || mlirOperationGetNumOperands(op) < 3)
     return false;
   for (int i = 0; i < 3; i++) // lb, ub, step
-    if (!is_constant(mlirOperationGetOperand(op, i)))
+    if (mlirAttributeIsNull(constant_value(mlirOperationGetOperand(op, i))))
       return true;
   return false;
 }

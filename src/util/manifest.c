@@ -72,13 +72,13 @@ mqss_status manifest_read(mqss_session *s, const char *path, manifest_list *out)
                     : strdup(".");
   char *line = NULL;
   size_t cap = 0;
-  int lineno = 0, entries = 0;
+  int lineno = 0, slots = 0;
   mqss_status st = dir ? MQSS_OK : fail(s, MQSS_ERR_NOMEM, "out of memory");
   while (st == MQSS_OK && getline(&line, &cap, f) > 0) {
     lineno++;
     line[strcspn(line, "\r\n")] = '\0';
     if (!skipped(line))
-      st = add(s, out, &entries, line, lineno, dir);
+      st = add(s, out, &slots, line, lineno, dir);
   }
   free(line);
   free(dir);
