@@ -272,6 +272,108 @@ static bool is_dynamic_for(MlirOperation op, MlirStringRef name) {
   return false;
 }
 
+// The summary's name for a linalg op with one loop or none (a linalg.generic
+// with at most one iterator, or another linalg op whose shaped operands all
+// have rank 1 or 0: a fill of a vector, a dot product) that elementwise
+// fusion cannot fold away: some use of its result is not an input of a
+// linalg.generic (a fill that initialises a reduction's accumulator, say).
+// MLIR 19's transform.structured.fuse does not check its tile sizes against
+// the loops: given more sizes than the op has loops it crashes the transform
+// interpreter (a segfault), where tile_using_for reports an error. A
+// kind-wide fuse over linalg.generic with two sizes meets such an op once
+// linalg-generalize-named-ops has turned the vector fills into generics
+// (resblock's recipe on attention, softmax, layernorm or cnn modules; its
+// own modules' vector fills feed bias additions, and are folded first).
+static const char one_loop[] = "linalg.one-loop";
+
+static bool has_few_loops(MlirOperation op, MlirStringRef name) {
+  if (named(name, "linalg.generic")) {
+    MlirAttribute its = mlirOperationGetAttributeByName(
+        op, mlirStringRefCreateFromCString("iterator_types"));
+    return !mlirAttributeIsNull(its) && mlirAttributeIsAArray(its) &&
+           mlirArrayAttrGetNumElements(its) <= 1;
+  }
+  bool shaped = false;
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
+    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
+    if (!mlirTypeIsAShaped(t) || !mlirShapedTypeHasRank(t))
+      continue;
+    if (mlirShapedTypeGetRank(t) > 1)
+      return false;
+    shaped = true;
+  }
+  return shaped;
+}
+
+// Whether operand `i` of `user` is an input (ins) of a linalg.generic.
+static bool generic_input(MlirOperation user, intptr_t i) {
+  if (!named(mlirIdentifierStr(mlirOperationGetName(user)), "linalg.generic"))
+    return false;
+  MlirAttribute seg = mlirOperationGetAttributeByName(
+      user, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  return !mlirAttributeIsNull(seg) && mlirAttributeIsADenseI32Array(seg) &&
+         i < mlirDenseI32ArrayGetElement(seg, 0);
+}
+
+static bool is_one_loop(MlirOperation op, MlirStringRef name) {
+  if (!has_prefix(name, "linalg") || named(name, "linalg.yield") ||
+      named(name, "linalg.index") || !has_few_loops(op, name))
+    return false;
+  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); r++)
+    for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(op, r));
+         !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
+      if (!generic_input(mlirOpOperandGetOwner(u),
+                         mlirOpOperandGetOperandNumber(u)))
+        return true;
+  return false;
+}
+
+// The summary's name for an scf.for that is the whole body of another
+// scf.for (a perfect nest) and yields one of its own iter_args unchanged
+// (a bufferized tile loop threading its output buffer through). MLIR 19's
+// affine-loop-coalescing, which coalesces scf.for nests too, crashes on it
+// (a segfault); it coalesces a nest whose inner loop yields a new value,
+// and leaves an imperfect nest alone.
+static const char nested_pass_through[] = "scf.for.nested-pass-through";
+
+static bool is_nested_pass_through(MlirOperation op, MlirStringRef name) {
+  MlirOperation parent = mlirOperationGetParentOperation(op);
+  if (!named(name, "scf.for") || mlirOperationIsNull(parent) ||
+      !named(mlirIdentifierStr(mlirOperationGetName(parent)), "scf.for"))
+    return false;
+  MlirBlock outer = mlirOperationGetBlock(op);
+  if (!mlirOperationEqual(mlirBlockGetFirstOperation(outer), op) ||
+      !mlirOperationEqual(mlirOperationGetNextInBlock(op),
+                          mlirBlockGetTerminator(outer)))
+    return false;
+  MlirBlock body = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, 0));
+  MlirOperation yield = mlirBlockGetTerminator(body);
+  for (intptr_t i = 0; i < mlirOperationGetNumOperands(yield); i++) {
+    MlirValue v = mlirOperationGetOperand(yield, i);
+    if (mlirValueIsABlockArgument(v) &&
+        mlirBlockEqual(mlirBlockArgumentGetOwner(v), body))
+      return true;
+  }
+  return false;
+}
+
+// The summary's name for an scf.for with results (iter_args) whose upper
+// bound is an affine.min (a partial tile of a nested tiling). MLIR 19's
+// scf-for-loop-specialization versions such a loop under an scf.if that
+// yields nothing, and crashes replacing the loop's results (a segfault);
+// without results it specialises the loop.
+static const char min_bound_results[] = "scf.for.min-bound-results";
+
+static bool is_min_bound_results(MlirOperation op, MlirStringRef name) {
+  if (!named(name, "scf.for") || mlirOperationGetNumResults(op) == 0 ||
+      mlirOperationGetNumOperands(op) < 3)
+    return false;
+  MlirValue ub = mlirOperationGetOperand(op, 1); // lb, ub, step, inits
+  return mlirValueIsAOpResult(ub) &&
+         named(mlirIdentifierStr(mlirOperationGetName(mlirOpResultGetOwner(ub))),
+               "affine.min");
+}
+
 static void add_name(ir_summary *sum, MlirStringRef name) {
   for (int i = 0; i < sum->n_names; i++)
     if (sum->names[i].data == name.data) // uniqued identifiers, one array
@@ -306,7 +408,11 @@ static MlirWalkResult summarise(MlirOperation op, void *user) {
 static const struct {
   const char *name;
   bool (*test)(MlirOperation op, MlirStringRef name);
-} deep[] = {{bound_in_body, is_bound_in_body}, {war_loops, has_war_loops}};
+} deep[] = {{bound_in_body, is_bound_in_body},
+            {war_loops, has_war_loops},
+            {one_loop, is_one_loop},
+            {nested_pass_through, is_nested_pass_through},
+            {min_bound_results, is_min_bound_results}};
 
 typedef struct {
   bool (*test)(MlirOperation op, MlirStringRef name);

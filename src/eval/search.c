@@ -127,6 +127,22 @@ int64_t search_focus(const search_ctx *c, const mqss_module *m,
   return c->opts->kind_wide ? 0 : decision_focus(m, c->catalog, d);
 }
 
+bool search_admits(const search_ctx *c, const mqss_module *m,
+                   const mqss_decision *d) {
+  const mqss_action *a = mqss_catalog_action(c->catalog, d->action);
+  if (!a || a->is_stop)
+    return a != NULL;
+  if (!decision_fits(m, c->catalog, d, NULL, 0))
+    return false;
+  if (!a->refuse_if && !a->refuse_unless_divides)
+    return true;
+  char *text = mqss_decision_pipeline(c->catalog, d);
+  char why[256];
+  bool ok = text && !decision_refused(m, a, d, text, why, sizeof why);
+  free(text);
+  return ok;
+}
+
 int search_cap(const search_ctx *c) {
   return c->opts->max_len * (1 + DECISION_MAX_REPEATS);
 }

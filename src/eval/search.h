@@ -78,6 +78,14 @@ void search_eval_done(search_ctx *c, int index);
 int64_t search_focus(const search_ctx *c, const mqss_module *m,
                      const mqss_decision *d);
 
+// Whether decision d (its op set) may extend m as applying it would allow:
+// its sizes fit the ops it targets (decision_fits) and the catalog does not
+// refuse its parameters there (decision_refused). A decision it turns down
+// fails to apply, or runs unchecked and crashes or miscompiles when its
+// pipeline is measured.
+bool search_admits(const search_ctx *c, const mqss_module *m,
+                   const mqss_decision *d);
+
 // The most decisions a candidate holds: max_len steps, each a decision and
 // at most DECISION_MAX_REPEATS repeats of it (repeat.c).
 int search_cap(const search_ctx *c);

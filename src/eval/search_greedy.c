@@ -73,7 +73,7 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
   const mqss_decision *d = &dd;
   dd.op = search_focus(c, s->cur, &dd); // the per-op rule
   if (!search_budget_left(c) || s->len == search_cap(c) ||
-      !decision_fits(s->cur, c->catalog, d, NULL, 0))
+      !search_admits(c, s->cur, d))
     return MQSS_OK;
   s->seq[s->len] = *d;
   // Tried this step? The repeats follow from the decision, so its own text

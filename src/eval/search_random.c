@@ -2,7 +2,9 @@
 // each drawn uniformly among the actions the safety mask allows on the IR
 // the sequence has produced so far (STOP included, except as the first
 // decision: the empty sequence is evaluation 0), parameters uniform in
-// [-1, 1]. In half of the sequences (a coin drawn first), a schedule
+// [-1, 1] (a schedule's sizes then moved to the nearest that fit, as
+// selection does; a draw the checks of applying it turn down is drawn
+// again). In half of the sequences (a coin drawn first), a schedule
 // decision that addressed one op is repeated (same action and parameters)
 // on each new focus op it fits, so that a recipe drawn for one contraction
 // reaches the others too (the repeats belong to the decision's step); in
@@ -78,20 +80,18 @@ static bool draw(const search_ctx *c, const mqss_module *cur,
   return true;
 }
 
-// Whether the catalog refuses decision d on cur (decision_refused: a
-// parameter value MLIR miscompiles there). Such a draw is masked for the
-// step and drawn again, as selection does; kept, it would only be measured
-// as a wrong output.
-static bool refused(const mqss_catalog *cat, const mqss_module *cur,
-                    const mqss_decision *d) {
-  const mqss_action *a = mqss_catalog_action(cat, d->action);
-  if (a->is_stop || (!a->refuse_if && !a->refuse_unless_divides))
-    return false;
-  char *text = mqss_decision_pipeline(cat, d);
-  char why[256];
-  bool r = text && decision_refused(cur, a, d, text, why, sizeof why);
-  free(text);
-  return r;
+// Whether the drawn decision d may extend cur (search_admits), its sizes
+// first moved to the nearest that fit, as selection does (decision_fit_sizes).
+// A draw turned down is masked for the step and drawn again, as selection
+// does; kept, it would fail to apply, and its pipeline, measured without the
+// checks, crash MLIR or miscompile (a decision for one op that no op fits
+// falls back to every op of its kinds: a kind-wide tile-fuse over a chain of
+// linalg.generic ops crashes the transform interpreter).
+static bool admitted(const search_ctx *c, const mqss_module *cur,
+                     mqss_decision *d) {
+  if (!decision_fits(cur, c->catalog, d, NULL, 0))
+    decision_fit_sizes(cur, c->catalog, d);
+  return search_admits(c, cur, d);
 }
 
 static void sample_child(void *arg, int fd) {
@@ -135,7 +135,7 @@ static void sample_child(void *arg, int fd) {
     else if (!(have = repeats && decision_repeat(cur, cat, &prev, &d)) &&
              !a->first && drawn < a->steps) {
       while ((have = draw(c, cur, mask, allowed, step, &rng, &d)) &&
-             refused(cat, cur, &d))
+             !admitted(c, cur, &d))
         mask[d.action] = 0;
       drawn++;
     }

@@ -1,15 +1,17 @@
 #!/usr/bin/env python3
-"""Bisects the wrong outputs a search met to the step that causes them.
+"""Bisects the failures a search met to the step that causes them.
 
 Reads every `mqss search --json` result in SEARCH_DIR (FILE.json for module
-CORPUS_DIR/FILE.mlir), takes each evaluation whose status is wrong_output,
-measures its pipeline again, and bisects it to the first step after which the
-output is wrong (a transform-preload-library and its transform-interpreter
-count as one step). Prints one line per wrong output (module, guilty step,
-the shortest wrong prefix) and a tally by pass. Slow: a few measurements per
-wrong output; timing does not matter, so it may share the machine.
+CORPUS_DIR/FILE.mlir), takes each evaluation whose status is STATUS
+(wrong_output unless given; crashed, verify_failed, ...), measures its
+pipeline again, and bisects it to the first step after which it fails so
+(a transform-preload-library and its transform-interpreter count as one
+step; a schedule names its catalog action). Prints one line per failure
+(module, guilty step, the shortest failing prefix) and a tally by pass.
+Slow: a few measurements per failure; timing does not matter, so it may
+share the machine.
 
-usage: scripts/triage_wrong_outputs.py MQSS SEARCH_DIR CORPUS_DIR [OUT.json]
+usage: scripts/triage_search.py MQSS SEARCH_DIR CORPUS_DIR [STATUS [OUT.json]]
 """
 import collections
 import glob
@@ -65,47 +67,61 @@ class Measure:
         return self.seen[key]
 
 
-def guilty(m, module, st):
-    """The number of steps of the shortest wrong prefix (st is wrong)."""
-    ok, wrong = 0, len(st)
-    while wrong - ok > 1:
-        mid = (ok + wrong) // 2
-        if m.status(module, st[:mid]) == "wrong_output":
-            wrong = mid
+def guilty(m, module, st, status):
+    """The number of steps of the shortest failing prefix (st fails)."""
+    ok, bad = 0, len(st)
+    while bad - ok > 1:
+        mid = (ok + bad) // 2
+        if m.status(module, st[:mid]) == status:
+            bad = mid
         else:
             ok = mid
-    return wrong
+    return bad
+
+
+def label(step):
+    """A step's pass, or a schedule's catalog action (its first comment)."""
+    path = re.search(r"transform-library-paths=([^},]+)", step)
+    if not path:
+        return re.sub(r"\{.*", "", step).replace("func.func(", "").rstrip(")")
+    try:
+        with open(path.group(1)) as f:
+            action = re.search(r"catalog action '([^']+)'", f.read())
+    except OSError:
+        return "schedule (file gone)"
+    return "schedule " + (action.group(1) if action else "?")
 
 
 def main():
-    if len(sys.argv) not in (4, 5):
+    if len(sys.argv) not in (4, 5, 6):
         sys.exit(__doc__)
+    status = sys.argv[4] if len(sys.argv) > 4 else "wrong_output"
     m = Measure(sys.argv[1])
     rows = []
     for path in sorted(glob.glob(os.path.join(sys.argv[2], "*.json"))):
         name = os.path.basename(path)[:-len(".json")]
         module = os.path.join(sys.argv[3], name + ".mlir")
         for e in json.load(open(path)).get("trace", []):
-            if e.get("status") != "wrong_output":
+            if e.get("status") != status:
                 continue
             st = steps(e["pipeline"])
             again = m.status(module, st)
-            if again != "wrong_output":
+            if again != status:
                 rows.append({"module": name, "result": "not again: " + again,
                              "pipeline": e["pipeline"]})
                 continue
-            n = guilty(m, module, st)
+            n = guilty(m, module, st, status)
             rows.append({"module": name, "result": "guilty",
-                         "step": st[n - 1], "prefix": pipeline(st[:n])})
+                         "step": st[n - 1], "label": label(st[n - 1]),
+                         "prefix": pipeline(st[:n])})
             print(f"{name}: {st[n - 1]}  <=  {pipeline(st[:n])}", flush=True)
     tally = collections.Counter(
-        re.sub(r"\{.*", "", r["step"]).replace("func.func(", "")
-        if r["result"] == "guilty" else r["result"] for r in rows)
-    print("\nwrong outputs by guilty step:")
+        r["label"] if r["result"] == "guilty" else r["result"] for r in rows)
+    print(f"\n{status} by guilty step:")
     for what, count in tally.most_common():
         print(f"{count:6d}  {what}")
-    if len(sys.argv) == 5:
-        with open(sys.argv[4], "w") as f:
+    if len(sys.argv) == 6:
+        with open(sys.argv[5], "w") as f:
             json.dump(rows, f, indent=1)
 
 
