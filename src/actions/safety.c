@@ -7,6 +7,7 @@
 // address (focus.c). It does not run passes.
 #include "internal.h"
 #include "actions/schedule.h"
+#include "actions/stack.h"
 
 #include <mlir-c/AffineExpr.h>
 #include <mlir-c/AffineMap.h>
@@ -374,6 +375,23 @@ static bool is_min_bound_results(MlirOperation op, MlirStringRef name) {
                "affine.min");
 }
 
+// The summary's names for a function where promote-buffers-to-stack, or
+// convert-vector-to-scf without full-unroll, would put buffers in loops that
+// grow the stack by more than STACK_GROWTH_LIMIT per call (stack.c): the
+// compiled code then dies of a stack overflow at run time.
+static const char promote_grows[] = "memref.alloc.stack-growth";
+static const char transfers_grow[] = "vector.transfer.stack-growth";
+
+static bool is_promote_grows(MlirOperation op, MlirStringRef name) {
+  (void)name;
+  return stack_promote_grows(op);
+}
+
+static bool is_transfers_grow(MlirOperation op, MlirStringRef name) {
+  (void)name;
+  return stack_transfers_grow(op);
+}
+
 static void add_name(ir_summary *sum, MlirStringRef name) {
   for (int i = 0; i < sum->n_names; i++)
     if (sum->names[i].data == name.data) // uniqued identifiers, one array
@@ -412,7 +430,9 @@ static const struct {
             {war_loops, has_war_loops},
             {one_loop, is_one_loop},
             {nested_pass_through, is_nested_pass_through},
-            {min_bound_results, is_min_bound_results}};
+            {min_bound_results, is_min_bound_results},
+            {promote_grows, is_promote_grows},
+            {transfers_grow, is_transfers_grow}};
 
 typedef struct {
   bool (*test)(MlirOperation op, MlirStringRef name);
@@ -634,17 +654,6 @@ static MlirWalkResult note_for(MlirOperation op, void *user) {
   return MlirWalkResultAdvance;
 }
 
-static int64_t const_map(MlirOperation op, const char *attr, bool *ok) {
-  MlirAttribute a =
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(attr));
-  if (mlirAttributeIsNull(a) || !mlirAttributeIsAAffineMap(a) ||
-      !mlirAffineMapIsSingleConstant(mlirAffineMapAttrGetValue(a))) {
-    *ok = false;
-    return 0;
-  }
-  return mlirAffineMapGetSingleConstantResult(mlirAffineMapAttrGetValue(a));
-}
-
 static MlirWalkResult find_undivided(MlirOperation op, void *user) {
   undivided *u = user;
   int fors = 0;
@@ -653,14 +662,7 @@ static MlirWalkResult find_undivided(MlirOperation op, void *user) {
   mlirOperationWalk(op, note_for, &fors, MlirWalkPreOrder);
   if (fors > 1) // not innermost
     return MlirWalkResultAdvance;
-  bool ok = true;
-  int64_t lb = const_map(op, "lowerBoundMap", &ok),
-          ub = const_map(op, "upperBoundMap", &ok);
-  MlirAttribute step =
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString("step"));
-  int64_t s = !mlirAttributeIsNull(step) && mlirAttributeIsAInteger(step)
-                  ? mlirIntegerAttrGetValueInt(step) : 1;
-  int64_t trip = ok && s > 0 && ub > lb ? (ub - lb + s - 1) / s : ok ? 0 : -1;
+  int64_t trip = stack_loop_trips(op);
   if (trip >= 0 && trip % u->v == 0)
     return MlirWalkResultAdvance;
   u->trip = trip;
