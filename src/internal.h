@@ -328,6 +328,8 @@ typedef struct {
   MlirStringRef *names;  // (n_names) distinct op names, owned by the context
   MlirOperation root;    // what was scanned
   unsigned asked;        // bits of the names found on demand, asked already
+  int64_t alloc_growth, transfer_growth; // stack growth of the function
+                                         // being scanned (actions/stack.h)
 } ir_summary;
 
 // Scans `root` and everything nested in it into `out` (zeroed first).

@@ -338,8 +338,10 @@ static bool is_one_loop(MlirOperation op, MlirStringRef name) {
 static const char nested_pass_through[] = "scf.for.nested-pass-through";
 
 static bool is_nested_pass_through(MlirOperation op, MlirStringRef name) {
+  if (!named(name, "scf.for"))
+    return false;
   MlirOperation parent = mlirOperationGetParentOperation(op);
-  if (!named(name, "scf.for") || mlirOperationIsNull(parent) ||
+  if (mlirOperationIsNull(parent) ||
       !named(mlirIdentifierStr(mlirOperationGetName(parent)), "scf.for"))
     return false;
   MlirBlock outer = mlirOperationGetBlock(op);
@@ -382,16 +384,6 @@ static bool is_min_bound_results(MlirOperation op, MlirStringRef name) {
 static const char promote_grows[] = "memref.alloc.stack-growth";
 static const char transfers_grow[] = "vector.transfer.stack-growth";
 
-static bool is_promote_grows(MlirOperation op, MlirStringRef name) {
-  (void)name;
-  return stack_promote_grows(op);
-}
-
-static bool is_transfers_grow(MlirOperation op, MlirStringRef name) {
-  (void)name;
-  return stack_transfers_grow(op);
-}
-
 static void add_name(ir_summary *sum, MlirStringRef name) {
   for (int i = 0; i < sum->n_names; i++)
     if (sum->names[i].data == name.data) // uniqued identifiers, one array
@@ -407,6 +399,22 @@ static void add_name(ir_summary *sum, MlirStringRef name) {
   sum->names[sum->n_names++] = name;
 }
 
+// Sums the stack growth of the function being walked (functions do not
+// nest, and the walk is pre-order) and names it once over the limit.
+static void add_growth(ir_summary *sum, MlirOperation op, MlirStringRef name) {
+  if (named(name, "func.func")) {
+    sum->alloc_growth = sum->transfer_growth = 0;
+    return;
+  }
+  if (named(name, "memref.alloc") &&
+      (sum->alloc_growth += stack_growth(op, false)) > STACK_GROWTH_LIMIT)
+    add_name(sum, (MlirStringRef){promote_grows, sizeof promote_grows - 1});
+  if ((named(name, "vector.transfer_read") ||
+       named(name, "vector.transfer_write")) &&
+      (sum->transfer_growth += stack_growth(op, true)) > STACK_GROWTH_LIMIT)
+    add_name(sum, (MlirStringRef){transfers_grow, sizeof transfers_grow - 1});
+}
+
 static MlirWalkResult summarise(MlirOperation op, void *user) {
   ir_summary *sum = user;
   sum->stages |= op_stages(op);
@@ -418,6 +426,15 @@ static MlirWalkResult summarise(MlirOperation op, void *user) {
     add_name(sum, (MlirStringRef){strided_access, sizeof strided_access - 1});
   if (is_dynamic_for(op, name))
     add_name(sum, (MlirStringRef){dynamic_for, sizeof dynamic_for - 1});
+  if (is_one_loop(op, name))
+    add_name(sum, (MlirStringRef){one_loop, sizeof one_loop - 1});
+  if (is_nested_pass_through(op, name))
+    add_name(sum, (MlirStringRef){nested_pass_through,
+                                  sizeof nested_pass_through - 1});
+  if (is_min_bound_results(op, name))
+    add_name(sum, (MlirStringRef){min_bound_results,
+                                  sizeof min_bound_results - 1});
+  add_growth(sum, op, name);
   return MlirWalkResultAdvance;
 }
 
@@ -428,11 +445,7 @@ static const struct {
   bool (*test)(MlirOperation op, MlirStringRef name);
 } deep[] = {{bound_in_body, is_bound_in_body},
             {war_loops, has_war_loops},
-            {one_loop, is_one_loop},
-            {nested_pass_through, is_nested_pass_through},
-            {min_bound_results, is_min_bound_results},
-            {promote_grows, is_promote_grows},
-            {transfers_grow, is_transfers_grow}};
+};
 
 typedef struct {
   bool (*test)(MlirOperation op, MlirStringRef name);

@@ -104,49 +104,28 @@ static int64_t bytes_of(MlirType t) {
   return elem;
 }
 
-typedef struct {
-  bool transfers; // count transfers, not allocs
-  int64_t total;  // bytes per call, saturating at the limit + 1
-} growth;
-
-static MlirWalkResult add_growth(MlirOperation op, void *user) {
-  growth *g = user;
-  int64_t bytes = -1;
-  if (!g->transfers && named(op, "memref.alloc") &&
+int64_t stack_growth(MlirOperation op, bool transfers) {
+  int64_t bytes;
+  if (!transfers && named(op, "memref.alloc") &&
       mlirOperationGetNumOperands(op) == 0) {
     bytes = bytes_of(mlirValueGetType(mlirOperationGetResult(op, 0)));
     if (bytes < 0 || bytes > STACK_PROMOTE_MAX)
-      return MlirWalkResultAdvance; // not promoted
-  } else if (g->transfers && (named(op, "vector.transfer_read") ||
-                              named(op, "vector.transfer_write"))) {
+      return 0; // not promoted
+  } else if (transfers && (named(op, "vector.transfer_read") ||
+                           named(op, "vector.transfer_write"))) {
     MlirType v = named(op, "vector.transfer_read")
                      ? mlirValueGetType(mlirOperationGetResult(op, 0))
                      : mlirValueGetType(mlirOperationGetOperand(op, 0));
     if (mlirShapedTypeGetRank(v) < 2)
-      return MlirWalkResultAdvance; // lowered without a temporary
+      return 0; // lowered without a temporary
     bytes = bytes_of(v);
   } else {
-    return MlirWalkResultAdvance;
+    return 0;
   }
   int64_t n = runs(op);
   if (n == 1)
-    return MlirWalkResultAdvance; // runs once: not in a loop
+    return 0; // runs once: not in a loop
   if (n < 0 || bytes < 0 || (n > 0 && bytes > (STACK_GROWTH_LIMIT + 1) / n))
-    g->total = STACK_GROWTH_LIMIT + 1;
-  else
-    g->total += bytes * n;
-  return g->total > STACK_GROWTH_LIMIT ? MlirWalkResultInterrupt
-                                       : MlirWalkResultAdvance;
+    return STACK_GROWTH_LIMIT + 1;
+  return bytes * n;
 }
-
-static bool grows(MlirOperation op, bool transfers) {
-  if (!named(op, "func.func"))
-    return false;
-  growth g = {transfers, 0};
-  mlirOperationWalk(op, add_growth, &g, MlirWalkPreOrder);
-  return g.total > STACK_GROWTH_LIMIT;
-}
-
-bool stack_promote_grows(MlirOperation op) { return grows(op, false); }
-
-bool stack_transfers_grow(MlirOperation op) { return grows(op, true); }

@@ -20,14 +20,14 @@
 // Trip count of an scf.for or affine.for with constant bounds and step, or
 // -1 (not such a loop, or bounds that are not constants).
 int64_t stack_loop_trips(MlirOperation loop);
-// Whether, in function `op` (false for other ops), promoting every static
-// memref.alloc of at most STACK_PROMOTE_MAX bytes that sits in a loop would
-// grow the stack by more than STACK_GROWTH_LIMIT per call: bytes times the
-// trips of the enclosing loops, summed; a loop of unknown trips counts as
-// too many.
-bool stack_promote_grows(MlirOperation op);
-// The same for the temporaries convert-vector-to-scf gives each
-// vector.transfer_read / transfer_write of a 2-D or larger vector in a loop.
-bool stack_transfers_grow(MlirOperation op);
+// The bytes op would put on the stack per call of its function when it sits
+// in a loop: a static memref.alloc of at most STACK_PROMOTE_MAX bytes
+// (`transfers` false: promote-buffers-to-stack makes it an alloca), or a
+// vector.transfer_read / transfer_write of a 2-D or larger vector
+// (`transfers` true: convert-vector-to-scf's temporary); its bytes times
+// the trips of the enclosing loops. 0 for other ops and ops that run once
+// per call; STACK_GROWTH_LIMIT + 1 when a loop's trips are unknown or the
+// product is larger. The safety layer sums it per function.
+int64_t stack_growth(MlirOperation op, bool transfers);
 
 #endif // MQSS_ACTIONS_STACK_H
