@@ -16,7 +16,9 @@
 // (and the RNG state after drawing it) before applying it, so a crash, a
 // hang or running out of memory (the child has the measurement's limits)
 // simply ends the sequence at the decision that caused it (the
-// measurement then records the failure). The candidate's joined pipeline
+// measurement then records the failure). A decision that fails to apply
+// (a pass reports an error, or leaves invalid IR) is known to fail: it is
+// dropped, and the sequence ends before it. The candidate's joined pipeline
 // is measured on the original module. The same child expands greedy's
 // schedule candidates into their repeats (search_expand). It does not
 // measure anything itself (search.c does).
@@ -181,6 +183,8 @@ static size_t take_records(void *ctx, const char *data, size_t len) {
     sample_rec r;
     memcpy(&r, data + used, sizeof r);
     k->rng->s = r.rng;
+    if (r.kind == REC_FAILED && *k->n > 0)
+      (*k->n)--; // the last decision failed to apply
     if (r.kind == REC_DECISION && *k->n < k->max) {
       k->d[*k->n] = (mqss_decision){.action = r.action, .op = r.op};
       memcpy(k->d[*k->n].u, r.u, sizeof r.u);
@@ -217,7 +221,8 @@ mqss_status search_expand(search_ctx *c, const mqss_module *cur,
   sample_args args = {.c = c, .from = cur, .first = first, .steps = 1,
                       .max = max};
   mqss_status st = sample(c, &args, &unused, out, n);
-  if (st == MQSS_OK && *n == 0) { // the child died before sending it
+  if (st == MQSS_OK && *n == 0) { // it failed to apply, or the child died
+                                  // before sending it: greedy measures it
     out[0] = *first;
     *n = 1;
   }
