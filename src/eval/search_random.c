@@ -85,10 +85,7 @@ static bool draw(const search_ctx *c, const mqss_module *cur,
 // Whether the drawn decision d may extend cur (search_admits), its sizes
 // first moved to the nearest that fit, as selection does (decision_fit_sizes).
 // A draw turned down is masked for the step and drawn again, as selection
-// does; kept, it would fail to apply, and its pipeline, measured without the
-// checks, crash MLIR or miscompile (a decision for one op that no op fits
-// falls back to every op of its kinds: a kind-wide tile-fuse over a chain of
-// linalg.generic ops crashes the transform interpreter).
+// does; kept, it would fail to apply and end the sequence there.
 static bool admitted(const search_ctx *c, const mqss_module *cur,
                      mqss_decision *d) {
   if (!decision_fits(cur, c->catalog, d, NULL, 0))
