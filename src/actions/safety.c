@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "actions/schedule.h"
 #include "actions/stack.h"
+#include "features/irscan.h"
 
 #include <mlir-c/AffineExpr.h>
 #include <mlir-c/AffineMap.h>
@@ -675,7 +676,8 @@ static MlirWalkResult find_undivided(MlirOperation op, void *user) {
   mlirOperationWalk(op, note_for, &fors, MlirWalkPreOrder);
   if (fors > 1) // not innermost
     return MlirWalkResultAdvance;
-  int64_t trip = stack_loop_trips(op);
+  double t;
+  int64_t trip = loop_trip_count(op, LOOP_AFFINE_FOR, &t) ? (int64_t)t : -1;
   if (trip >= 0 && trip % u->v == 0)
     return MlirWalkResultAdvance;
   u->trip = trip;

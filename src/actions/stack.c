@@ -1,9 +1,8 @@
 // Stack growth of buffers in loops (stack.h): the safety layer's test for
 // the two passes that create allocas without a scope.
 #include "actions/stack.h"
+#include "features/irscan.h"
 
-#include <mlir-c/AffineMap.h>
-#include <mlir-c/BuiltinAttributes.h>
 #include <mlir-c/BuiltinTypes.h>
 #include <string.h>
 
@@ -12,96 +11,30 @@ static bool named(MlirOperation op, const char *what) {
   return n.length == strlen(what) && !memcmp(n.data, what, n.length);
 }
 
-static bool constant_index(MlirValue v, int64_t *out) {
-  if (!mlirValueIsAOpResult(v) ||
-      !named(mlirOpResultGetOwner(v), "arith.constant"))
-    return false;
-  MlirAttribute a = mlirOperationGetAttributeByName(
-      mlirOpResultGetOwner(v), mlirStringRefCreateFromCString("value"));
-  if (mlirAttributeIsNull(a) || !mlirAttributeIsAInteger(a))
-    return false;
-  *out = mlirIntegerAttrGetValueInt(a);
-  return true;
-}
-
-static bool constant_map(MlirOperation op, const char *attr, int64_t *out) {
-  MlirAttribute a =
-      mlirOperationGetAttributeByName(op, mlirStringRefCreateFromCString(attr));
-  if (mlirAttributeIsNull(a) || !mlirAttributeIsAAffineMap(a) ||
-      !mlirAffineMapIsSingleConstant(mlirAffineMapAttrGetValue(a)))
-    return false;
-  *out = mlirAffineMapGetSingleConstantResult(mlirAffineMapAttrGetValue(a));
-  return true;
-}
-
-int64_t stack_loop_trips(MlirOperation loop) {
-  int64_t lb, ub, step = 1;
-  if (named(loop, "scf.for")) {
-    if (mlirOperationGetNumOperands(loop) < 3 ||
-        !constant_index(mlirOperationGetOperand(loop, 0), &lb) ||
-        !constant_index(mlirOperationGetOperand(loop, 1), &ub) ||
-        !constant_index(mlirOperationGetOperand(loop, 2), &step))
-      return -1;
-  } else if (named(loop, "affine.for")) {
-    MlirAttribute s = mlirOperationGetAttributeByName(
-        loop, mlirStringRefCreateFromCString("step"));
-    if (!mlirAttributeIsNull(s) && mlirAttributeIsAInteger(s))
-      step = mlirIntegerAttrGetValueInt(s);
-    if (!constant_map(loop, "lowerBoundMap", &lb) ||
-        !constant_map(loop, "upperBoundMap", &ub))
-      return -1;
-  } else {
-    return -1;
-  }
-  if (step < 1)
-    return -1;
-  return ub > lb ? (ub - lb + step - 1) / step : 0;
-}
-
-// Any other op with regions that can run its body more than once.
-static bool is_loop(MlirOperation op) {
-  return named(op, "scf.for") || named(op, "affine.for") ||
-         named(op, "scf.while") || named(op, "scf.parallel") ||
-         named(op, "affine.parallel") || named(op, "scf.forall");
-}
-
-// Times op runs per call of its function: the product of the trips of the
-// loops around it (-1 when one of them is unknown or it overflows).
+// Times op runs per call of its function: the product of the trip counts
+// of the loops around it (irscan.c; -1 when one of them is not static or
+// the product passes the limit, which then counts as too many anyway).
 static int64_t runs(MlirOperation op) {
-  int64_t n = 1;
+  double n = 1.0;
   for (MlirOperation p = mlirOperationGetParentOperation(op);
        !mlirOperationIsNull(p) && !named(p, "func.func");
        p = mlirOperationGetParentOperation(p)) {
-    if (!is_loop(p))
+    int kind = loop_kind(mlirIdentifierStr(mlirOperationGetName(p)));
+    double t;
+    if (kind == LOOP_NONE)
       continue;
-    int64_t t = stack_loop_trips(p);
-    if (t < 0 || (t > 0 && n > INT64_MAX / t))
+    if (!loop_trip_count(p, kind, &t))
       return -1;
     n *= t;
   }
-  return n;
+  return n > STACK_GROWTH_LIMIT ? -1 : (int64_t)n;
 }
 
-// Bytes of a statically shaped memref or vector type (a memref of vectors
-// included), or -1.
+// Bytes of a statically shaped memref or vector type, or -1.
 static int64_t bytes_of(MlirType t) {
   if (!mlirTypeIsAShaped(t) || !mlirShapedTypeHasStaticShape(t))
     return -1;
-  MlirType e = mlirShapedTypeGetElementType(t);
-  int64_t elem = -1;
-  if (mlirTypeIsAVector(e))
-    elem = bytes_of(e);
-  else if (mlirTypeIsAIndex(e))
-    elem = 8;
-  else if (mlirTypeIsAInteger(e))
-    elem = ((int64_t)mlirIntegerTypeGetWidth(e) + 7) / 8;
-  else if (mlirTypeIsAFloat(e))
-    elem = ((int64_t)mlirFloatTypeGetWidth(e) + 7) / 8;
-  if (elem < 0)
-    return -1;
-  for (intptr_t d = 0; d < mlirShapedTypeGetRank(t); d++)
-    elem *= mlirShapedTypeGetDimSize(t, d);
-  return elem;
+  return (int64_t)(elem_bytes(t) * static_numel(t));
 }
 
 int64_t stack_growth(MlirOperation op, bool transfers) {

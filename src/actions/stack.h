@@ -17,9 +17,6 @@
 // range of its BYTES parameter).
 #define STACK_PROMOTE_MAX 65536
 
-// Trip count of an scf.for or affine.for with constant bounds and step, or
-// -1 (not such a loop, or bounds that are not constants).
-int64_t stack_loop_trips(MlirOperation loop);
 // The bytes op would put on the stack per call of its function when it sits
 // in a loop: a static memref.alloc of at most STACK_PROMOTE_MAX bytes
 // (`transfers` false: promote-buffers-to-stack makes it an alloca), or a
