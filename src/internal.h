@@ -182,7 +182,8 @@ bool finish_has_unknown_ops(const mqss_module *m);
 // timings of older code are never reused.
 //   2: buffers are freed after their last use (finish.c)
 //   3: the harness frees the buffers a call returns (values.c)
-#define FINISH_VERSION 3
+//   4: scf.forall and the async dialect run on threads (finish.c)
+#define FINISH_VERSION 4
 
 // A structural hash of `m` for change detection within one process
 // (fingerprint.c): equal for equal IR in one context, and much cheaper than

@@ -520,12 +520,18 @@ void schedule_drop_repeated_preloads(char *pipeline) {
     const char *paths = q + key, *end = strchr(paths, '}');
     if (!end)
       return;
-    size_t len = (size_t)(end - paths);
+    size_t len = (size_t)(end - paths), nlen = 0, plen = 0;
+    const char *name = hash_named(paths, len, &nlen);
     bool seen = false;
     for (const char *p = pipeline; !seen && (p = strstr(p, preload_key)) &&
                                    p < q;
-         p += key)
-      seen = !strncmp(p + key, paths, len) && p[key + len] == '}';
+         p += key) {
+      const char *pp = p + key, *pname = NULL;
+      if (name)
+        pname = hash_named(pp, strcspn(pp, "}"), &plen);
+      seen = (!strncmp(pp, paths, len) && pp[len] == '}') ||
+             (pname && !strncmp(pname, name, nlen));
+    }
     if (!seen) {
       q = (char *)end;
       continue;

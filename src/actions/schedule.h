@@ -42,6 +42,7 @@ enum {
                         // tile)
   STEP_DECOMPOSES = 1024, // turns the ops into their 1-D form: their
                           // height loops must be tiled to 1
+  STEP_OUTSIDE_FORALL = 2048, // no targeted op may sit in an scf.forall
 };
 
 // The state of a script being built. Handles: %scope is what the schedule
@@ -181,9 +182,11 @@ mqss_status schedule_preload(mqss_session *s, MlirOperation payload,
                              const char *pipeline, char **rewritten);
 
 // Removes, in place, every transform-preload-library pass of the joined
-// `pipeline` whose library an earlier one in the same text preloads, so
-// that a printed pipeline choosing one schedule twice still runs in
-// mlir-opt (a second preload of a library is "doubly defined symbol").
+// `pipeline` whose library an earlier one in the same text preloads (the
+// same path, or a schedule of ours of the same hash name in another
+// directory: a recipe's in data/schedules and a decision's), so that a
+// printed pipeline choosing one schedule twice still runs in mlir-opt (a
+// second preload of a sequence is "doubly defined symbol").
 void schedule_drop_repeated_preloads(char *pipeline);
 
 #endif // MQSS_ACTIONS_SCHEDULE_H

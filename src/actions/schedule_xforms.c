@@ -204,6 +204,29 @@ static void step_decompose(schedule_builder *b) {
   b->version++;
 }
 
+// Tiles each targeted op with an scf.forall over the loops its size
+// parameters name (parallel ones: the tiles run at the same time). The
+// finisher runs the forall's iterations on the async runtime's worker
+// threads (finish.c). The ops are not marked tiled: the focus stays on
+// them, for the schedule of the tile itself.
+static void step_forall(schedule_builder *b) {
+  for (int i = 0; i < b->a->n_ops; i++) {
+    int rank = schedule_tiled_rank(b->a, b->a->ops[i]);
+    int64_t size[LINALG_MAX_RANK];
+    strbuf sizes = {0};
+    for (int d = 0; d < rank; d++)
+      size[d] = schedule_tile_size(b, rank, d, 0);
+    list(&sizes, size, rank);
+    schedule_line(b, "%%k%d_%d, %%forall%d_%d = transform.structured."
+                  "tile_using_forall %%k%d_%d tile_sizes [%s] : (" ANY
+                  ") -> (" ANY ", " ANY ")", i, b->version + 1, i,
+                  b->counter, i, b->version, sizes.data ? sizes.data : "");
+    sb_free(&sizes);
+  }
+  b->version++;
+  b->counter++;
+}
+
 const schedule_step schedule_xform_steps[] = {
     {"interchange", STEP_TARGETS | STEP_PERMUTES, step_interchange},
     {"fuse", STEP_TARGETS | STEP_TILES | STEP_ROOTS | STEP_PARALLEL,
@@ -212,6 +235,8 @@ const schedule_step schedule_xform_steps[] = {
      step_pad_tile},
     {"unroll", STEP_TARGETS | STEP_IN_LOOP, step_unroll},
     {"decompose", STEP_TARGETS | STEP_DECOMPOSES, step_decompose},
+    {"forall", STEP_TARGETS | STEP_TILES | STEP_PARALLEL | STEP_OUTSIDE_FORALL,
+     step_forall},
 };
 const int schedule_n_xform_steps =
     (int)(sizeof schedule_xform_steps / sizeof *schedule_xform_steps);
@@ -295,18 +320,31 @@ bool schedule_xform_fits(const mqss_action *a, const mqss_decision *d,
       return false;
     }
   }
+  if (flags & STEP_OUTSIDE_FORALL)
+    for (MlirOperation p = mlirOperationGetParentOperation(op);
+         !mlirOperationIsNull(p); p = mlirOperationGetParentOperation(p)) {
+      MlirStringRef pn = mlirIdentifierStr(mlirOperationGetName(p));
+      if (pn.length == 10 && !memcmp(pn.data, "scf.forall", 10)) {
+        snprintf(why, why_len, "%s already sits in an scf.forall (its "
+                 "tiles run on the threads already)", name);
+        return false;
+      }
+    }
   // Tiling a reduction loop and fusing the producer of the op's init (a
   // linalg.fill) into the tile loop re-initialises the accumulator in every
   // tile: only the last tile's partial result survives (seen as wrong
-  // output on a row-sum generic).
+  // output on a row-sum generic). Tiles of a forall run at the same time:
+  // two of them would update the same accumulators.
   for (int k = 0; (flags & STEP_PARALLEL) && k < a->n_params; k++) {
     const mqss_param *p = &a->params[k];
     int loop = p->dim < 0 ? rank + p->dim : p->dim;
     if (p->kind == MQSS_PARAM_DIVISOR && loop >= 0 && loop < rank &&
         linalg_loop_is_reduction(op, loop)) {
       snprintf(why, why_len, "%s: parameter $%s sizes loop %d, a reduction "
-               "(the fused producer of its init would restart in every tile)",
-               name, p->name, loop);
+               "(%s)", name, p->name, loop, flags & STEP_OUTSIDE_FORALL
+                   ? "parallel tiles would update the same accumulators"
+                   : "the fused producer of its init would restart in every "
+                     "tile");
       return false;
     }
   }

@@ -1,7 +1,7 @@
 // Passes that MLIR 19 exposes only as C++ pattern sets, registered with
 // MLIR's pass registry so that textual pipelines (catalog actions, the
 // finisher) can name them. It is the library's one C++ file, kept to what
-// C cannot reach; everything else stays C. It defines three passes:
+// C cannot reach; everything else stays C. It defines four passes:
 //
 //   mqss-math-approx        replaces math.tanh, exp, erf, log, ... on f32
 //                           (scalars and vectors) by polynomial arithmetic,
@@ -18,6 +18,21 @@
 //                           the linalg.generic ops they stand for; nothing
 //                           lowers them directly, and mlir-opt offers it only
 //                           as transform.structured.decompose_interface.
+//   mqss-serial-inner-parallel
+//                           turns each scf.parallel without reductions that
+//                           sits inside another loop into scf.for loops,
+//                           so that async-parallel-for spreads only loops
+//                           at the top of a function over the threads.
+//                           It makes tasks of every scf.parallel: a worker
+//                           that waits for the tasks of an inner parallel
+//                           loop holds its place in the runtime's pool, and
+//                           with one on every worker nobody runs the tasks
+//                           (a nested poly_blas3 module hung); and a
+//                           parallel loop inside a sequential one pays the
+//                           hand-over every trip (the same module, its
+//                           parallel loops inside a 4224-trip loop: 33x
+//                           slower). mlir-opt 19 has no pass for it (LLVM
+//                           20 adds scf-parallel-for-to-nested-fors).
 //
 // Why a pass and not a transform-dialect patterns schedule for the second:
 // the finisher is a table of textual pipeline steps chosen from the IR that
@@ -35,6 +50,8 @@
 #include <mlir/Dialect/Linalg/IR/Linalg.h>
 #include <mlir/Dialect/Math/IR/Math.h>
 #include <mlir/Dialect/Math/Transforms/Passes.h>
+#include <mlir/Dialect/SCF/IR/SCF.h>
+#include <mlir/Interfaces/LoopLikeInterface.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 #include <mlir/Dialect/Vector/IR/VectorOps.h>
 #include <mlir/Dialect/Vector/Transforms/LoweringPatterns.h>
@@ -130,6 +147,46 @@ struct DecomposeAggregatesPass
   }
 };
 
+struct SerialInnerParallelPass
+    : public PassWrapper<SerialInnerParallelPass,
+                         OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SerialInnerParallelPass)
+
+  StringRef getArgument() const final { return "mqss-serial-inner-parallel"; }
+  StringRef getDescription() const final {
+    return "Turn scf.parallel loops without reductions nested in another "
+           "loop into scf.for loops";
+  }
+  void getDependentDialects(DialectRegistry &registry) const final {
+    registry.insert<scf::SCFDialect>();
+  }
+  void runOnOperation() final {
+    // Post-order: an inner loop is rewritten before the loop around it,
+    // whose body then carries the new scf.for nest along.
+    SmallVector<scf::ParallelOp> inner;
+    getOperation().walk([&](scf::ParallelOp op) {
+      if (op.getNumReductions() == 0 && op.getNumLoops() > 0 &&
+          op->getParentOfType<LoopLikeOpInterface>())
+        inner.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ParallelOp op : inner) {
+      rewriter.setInsertionPoint(op);
+      scf::LoopNest nest =
+          scf::buildLoopNest(rewriter, op.getLoc(), op.getLowerBound(),
+                             op.getUpperBound(), op.getStep());
+      SmallVector<Value> ivs;
+      for (scf::ForOp loop : nest.loops)
+        ivs.push_back(loop.getInductionVar());
+      Block *body = op.getBody();
+      rewriter.eraseOp(body->getTerminator()); // an empty scf.reduce
+      Block *innermost = nest.loops.back().getBody();
+      rewriter.inlineBlockBefore(body, innermost->getTerminator(), ivs);
+      rewriter.eraseOp(op);
+    }
+  }
+};
+
 } // namespace
 
 // Called once per process (session.c) after mlirRegisterAllPasses.
@@ -137,4 +194,5 @@ extern "C" void register_cxx_passes(void) {
   PassRegistration<MathApproxPass>();
   PassRegistration<LowerVectorContractPass>();
   PassRegistration<DecomposeAggregatesPass>();
+  PassRegistration<SerialInnerParallelPass>();
 }

@@ -49,6 +49,13 @@ static const struct finish_step {
      "buffer-deallocation-simplification,"
      "bufferization-lower-deallocations,convert-bufferization-to-memref",
      "memref.dealloc bufferization.dealloc memref.alloca_scope", true},
+    // An scf.forall (the catalog's parallel-tile) runs its iterations on
+    // the threads of MLIR's async runtime, as async-parallel does for the
+    // loops it is given (data/catalog.yaml): bufferization leaves a copy
+    // of each tile onto itself, which canonicalization drops.
+    {"scf.forall", "func.func(canonicalize{region-simplify=disabled},cse,"
+     "scf-forall-to-parallel,mqss-serial-inner-parallel),"
+     "async-parallel-for{num-workers=-1 min-task-size=1}", NULL, false},
     {"linalg", "func.func(convert-linalg-to-loops)", NULL, false},
     // Vector ops, highest level first. Contractions become outer products
     // and FMAs (convert-vector-to-llvm would use dot products), and permuted
@@ -70,6 +77,14 @@ static const struct finish_step {
     {"vector.print",
      "func.func(convert-vector-to-scf{full-unroll=true target-rank=1})",
      NULL, false},
+    // Rounding divisions (async-parallel-for's block sizes) have no LLVM
+    // lowering of their own.
+    {"arith.ceildivsi arith.ceildivui arith.floordivsi",
+     "func.func(arith-expand)", NULL, false},
+    // async.execute and friends (from async-parallel-for): coroutines over
+    // MLIR's async runtime library, before the loops they hold are lowered.
+    {"async", "async-to-async-runtime,async-runtime-ref-counting,"
+              "async-runtime-ref-counting-opt,convert-async-to-llvm", NULL, false},
     {"memref", "expand-strided-metadata", NULL, false},
     {"affine", "lower-affine", NULL, false},
     {"scf", "convert-scf-to-cf", NULL, false},

@@ -5,6 +5,8 @@
 // kept (the captured standard output and error, the result pipe, the
 // reference blob); it can no longer open or create files, run programs,
 // create processes or threads, use sockets, trace or signal other processes.
+// Threads that exist already (the async runtime's workers, async_pool.c)
+// get the same filter.
 // A blocked call raises SIGSYS (SECCOMP_RET_TRAP); the handler reports the
 // call's number on the result pipe and ends the child. It is not the sandbox
 // itself (sandbox.c) and knows nothing about MLIR. docs/MEASURE.md,
@@ -158,6 +160,8 @@ bool confine_install(int result_fd, const int *keep, int nkeep, char *err,
     return false;
   }
   int rc = add_rules(ctx);
+  if (rc == 0) // every thread of the child, not only this one
+    rc = seccomp_attr_set(ctx, SCMP_FLTATR_CTL_TSYNC, 1);
   if (rc == 0)
     rc = seccomp_load(ctx);
   seccomp_release(ctx);

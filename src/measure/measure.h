@@ -261,6 +261,11 @@ typedef struct {
   strbuf object;         // the object file, when kept (object cache, code size)
 } compiled;
 
+// For a lowered program that calls MLIR's async runtime, before its JIT:
+// loads the runtime and fills its worker pool, which a confined child could
+// no longer do (async_pool.c).
+void async_pool_start(mqss_module *lowered);
+
 // Clones `m`, runs `pipeline` (may be NULL) and the finisher, JIT-compiles.
 // Fills the status and timing fields of `r`; false when it did not get that
 // far (r->status and r->message say why).

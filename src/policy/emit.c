@@ -1,12 +1,15 @@
 // Writing a compiled module: the LLVM-dialect module as .mlir text, LLVM IR
-// (.ll, via mlirTranslateModuleToLLVMIR) or a host object file (.o, via the
-// LLVM-C target machine at -O2). The module must already be lowered
-// (mqss_module_finish). It does not lower or optimise the MLIR itself.
+// (.ll, via mlirTranslateModuleToLLVMIR, not optimised) or a host object
+// file (.o: LLVM's default<O3> pipeline, as the measurement's JIT runs it,
+// which also lowers the coroutines of async code, then the LLVM-C target
+// machine). The module must already be lowered (mqss_module_finish). It
+// does not lower or optimise the MLIR itself.
 #include "policy/policy.h"
 
 #include <llvm-c/Core.h>
 #include <llvm-c/Target.h>
 #include <llvm-c/TargetMachine.h>
+#include <llvm-c/Transforms/PassBuilder.h>
 #include <mlir-c/Target/LLVMIR.h>
 #include <errno.h>
 #include <stdio.h>
@@ -53,10 +56,19 @@ static mqss_status emit_object(mqss_session *s, LLVMModuleRef lm,
     LLVMTargetDataRef dl = LLVMCreateTargetDataLayout(tm);
     LLVMSetModuleDataLayout(lm, dl);
     LLVMDisposeTargetData(dl);
-    if (LLVMTargetMachineEmitToFile(tm, lm, (char *)path, LLVMObjectFile,
-                                    &err))
+    LLVMPassBuilderOptionsRef po = LLVMCreatePassBuilderOptions();
+    LLVMErrorRef perr = LLVMRunPasses(lm, "default<O3>", tm, po);
+    LLVMDisposePassBuilderOptions(po);
+    if (perr) {
+      char *msg = LLVMGetErrorMessage(perr);
+      rc = fail(s, MQSS_ERR_INTERNAL, "LLVM's optimisation pipeline failed "
+                "on '%s': %s", path, msg);
+      LLVMDisposeErrorMessage(msg);
+    } else if (LLVMTargetMachineEmitToFile(tm, lm, (char *)path,
+                                           LLVMObjectFile, &err)) {
       rc = fail(s, MQSS_ERR_IO, "cannot emit object file '%s': %s", path,
                 err ? err : "?");
+    }
     LLVMDisposeTargetMachine(tm);
   }
   if (err)

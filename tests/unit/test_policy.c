@@ -283,7 +283,12 @@ static void check_selection(mqss_session *s, const char *file,
     // a module-anchored step appears without its "builtin.module(...)"
     char *inner = strchr(text, '(') + 1;
     inner[strlen(inner) - 1] = '\0';
-    assert_contains(pipe, !strncmp(text, "builtin.module(", 15) ? inner : text);
+    const char *want = !strncmp(text, "builtin.module(", 15) ? inner : text;
+    // the joined text preloads a schedule once, whichever directory a
+    // later step names it in (schedule_drop_repeated_preloads)
+    if (!strncmp(want, "transform-preload-library", 25))
+      want = strstr(want, "transform-interpreter");
+    assert_contains(pipe, want);
     free(text);
     assert_int_not_equal(d->action, mqss_catalog_stop(C));
     assert_non_null(mqss_selection_action_name(sel, i));
