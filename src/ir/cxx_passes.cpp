@@ -18,21 +18,24 @@
 //                           the linalg.generic ops they stand for; nothing
 //                           lowers them directly, and mlir-opt offers it only
 //                           as transform.structured.decompose_interface.
-//   mqss-serial-inner-parallel
-//                           turns each scf.parallel without reductions that
-//                           sits inside another loop into scf.for loops,
-//                           so that async-parallel-for spreads only loops
-//                           at the top of a function over the threads.
-//                           It makes tasks of every scf.parallel: a worker
-//                           that waits for the tasks of an inner parallel
-//                           loop holds its place in the runtime's pool, and
-//                           with one on every worker nobody runs the tasks
-//                           (a nested poly_blas3 module hung); and a
+//   mqss-flat-outer-parallel
+//                           prepares parallel loops for async-parallel-for,
+//                           which makes tasks of every scf.parallel: each
+//                           one without reductions inside another loop
+//                           becomes scf.for loops, and each one left with
+//                           several dimensions becomes one-dimensional.
+//                           A worker that waits for the tasks of an inner
+//                           parallel loop holds its place in the runtime's
+//                           pool, and with one on every worker nobody runs
+//                           the tasks (a nested poly_blas3 module hung); a
 //                           parallel loop inside a sequential one pays the
 //                           hand-over every trip (the same module, its
-//                           parallel loops inside a 4224-trip loop: 33x
-//                           slower). mlir-opt 19 has no pass for it (LLVM
-//                           20 adds scf-parallel-for-to-nested-fors).
+//                           loops inside a 4224-trip loop: 33x slower); and
+//                           MLIR 19's async-parallel-for runs some
+//                           iterations of a multi-dimensional loop twice
+//                           (a 30x30x8 loop split for 2 workers: every one;
+//                           a 1-D loop of the same 7200 trips is right).
+//                           mlir-opt 19 has neither step as a pass.
 //
 // Why a pass and not a transform-dialect patterns schedule for the second:
 // the finisher is a table of textual pipeline steps chosen from the IR that
@@ -51,10 +54,11 @@
 #include <mlir/Dialect/Math/IR/Math.h>
 #include <mlir/Dialect/Math/Transforms/Passes.h>
 #include <mlir/Dialect/SCF/IR/SCF.h>
-#include <mlir/Interfaces/LoopLikeInterface.h>
+#include <mlir/Dialect/SCF/Utils/Utils.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 #include <mlir/Dialect/Vector/IR/VectorOps.h>
 #include <mlir/Dialect/Vector/Transforms/LoweringPatterns.h>
+#include <mlir/Interfaces/LoopLikeInterface.h>
 #include <mlir/Pass/Pass.h>
 #include <mlir/Pass/PassRegistry.h>
 #include <mlir/Transforms/GreedyPatternRewriteDriver.h>
@@ -147,15 +151,16 @@ struct DecomposeAggregatesPass
   }
 };
 
-struct SerialInnerParallelPass
-    : public PassWrapper<SerialInnerParallelPass,
+struct FlatOuterParallelPass
+    : public PassWrapper<FlatOuterParallelPass,
                          OperationPass<func::FuncOp>> {
-  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(SerialInnerParallelPass)
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(FlatOuterParallelPass)
 
-  StringRef getArgument() const final { return "mqss-serial-inner-parallel"; }
+  StringRef getArgument() const final { return "mqss-flat-outer-parallel"; }
   StringRef getDescription() const final {
     return "Turn scf.parallel loops without reductions nested in another "
-           "loop into scf.for loops";
+           "loop into scf.for loops, and the others into one-dimensional "
+           "loops";
   }
   void getDependentDialects(DialectRegistry &registry) const final {
     registry.insert<scf::SCFDialect>();
@@ -184,6 +189,18 @@ struct SerialInnerParallelPass
       rewriter.inlineBlockBefore(body, innermost->getTerminator(), ivs);
       rewriter.eraseOp(op);
     }
+    SmallVector<scf::ParallelOp> outer;
+    getOperation().walk([&](scf::ParallelOp op) {
+      if (op.getNumReductions() == 0 && op.getNumLoops() > 1 &&
+          !op->getParentOfType<LoopLikeOpInterface>())
+        outer.push_back(op);
+    });
+    for (scf::ParallelOp op : outer) {
+      std::vector<unsigned> all(op.getNumLoops());
+      for (unsigned d = 0; d < all.size(); d++)
+        all[d] = d;
+      collapseParallelLoops(rewriter, op, {all});
+    }
   }
 };
 
@@ -194,5 +211,5 @@ extern "C" void register_cxx_passes(void) {
   PassRegistration<MathApproxPass>();
   PassRegistration<LowerVectorContractPass>();
   PassRegistration<DecomposeAggregatesPass>();
-  PassRegistration<SerialInnerParallelPass>();
+  PassRegistration<FlatOuterParallelPass>();
 }

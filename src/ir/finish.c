@@ -1,7 +1,8 @@
 // The finisher: lowers a module at any stage to the LLVM dialect. It is a
 // table of conversion steps in dependency order; a step runs only when the
 // ops it lowers are present, so the pipeline is read off the remaining IR
-// instead of being one fixed string. It does not optimise anything.
+// instead of being one fixed string. It does not optimise anything, but
+// for the clean-up that makes an scf.forall's tiles run in place (below).
 #include "internal.h"
 
 #include <mlir-c/BuiltinTypes.h>
@@ -54,7 +55,7 @@ static const struct finish_step {
     // loops it is given (data/catalog.yaml): bufferization leaves a copy
     // of each tile onto itself, which canonicalization drops.
     {"scf.forall", "func.func(canonicalize{region-simplify=disabled},cse,"
-     "scf-forall-to-parallel,mqss-serial-inner-parallel),"
+     "scf-forall-to-parallel,mqss-flat-outer-parallel),"
      "async-parallel-for{num-workers=-1 min-task-size=1}", NULL, false},
     {"linalg", "func.func(convert-linalg-to-loops)", NULL, false},
     // Vector ops, highest level first. Contractions become outer products
