@@ -1516,9 +1516,11 @@ void mqss_search_result_free(mqss_search_result *result);
 
 /// Writes `module`, which must be fully lowered to the LLVM dialect (see
 /// mqss_module_finish()), to `path` in the format its name ends with: .mlir
-/// (the LLVM-dialect module as text), .ll (LLVM IR) or .o (a host object
-/// file, LLVM -O2 code generation). Returns MQSS_ERR_INVALID_ARG for another
-/// extension, MQSS_ERR_FINISH when translation to LLVM IR fails, MQSS_ERR_IO.
+/// (the LLVM-dialect module as text), .ll (LLVM IR, not optimised) or .o (a
+/// host object file: LLVM's default<O3> pipeline, as the measurement's JIT
+/// runs it, then code generation). Returns MQSS_ERR_INVALID_ARG for another
+/// extension, MQSS_ERR_FINISH when translation to LLVM IR fails, MQSS_ERR_IO,
+/// MQSS_ERR_INTERNAL when the LLVM pipeline fails.
 mqss_status mqss_module_emit(const mqss_module *module, const char *path);
 
 /// Writes an UNTRAINED policy for `catalog` to `path`: random weights from
