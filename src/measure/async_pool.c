@@ -15,7 +15,6 @@
 #include "measure.h"
 
 #include <dlfcn.h>
-#include <mlir-c/BuiltinAttributes.h>
 #include <sched.h>
 #include <stdatomic.h>
 #include <string.h>
@@ -53,18 +52,11 @@ static void hold_worker(void *unused) {
 
 // True when the lowered module declares the runtime's task submission.
 static bool calls_runtime(mqss_module *lowered) {
-  MlirBlock body = mlirModuleGetBody(lowered->mod);
-  for (MlirOperation op = mlirBlockGetFirstOperation(body);
-       !mlirOperationIsNull(op); op = mlirOperationGetNextInBlock(op)) {
-    MlirAttribute name = mlirOperationGetAttributeByName(
-        op, mlirStringRefCreateFromCString("sym_name"));
-    if (!mlirAttributeIsNull(name) && mlirAttributeIsAString(name)) {
-      MlirStringRef s = mlirStringAttrGetValue(name);
-      if (s.length == sizeof submit - 1 && !memcmp(s.data, submit, s.length))
-        return true;
-    }
-  }
-  return false;
+  MlirSymbolTable t = mlirSymbolTableCreate(mlirModuleGetOperation(lowered->mod));
+  bool found = !mlirOperationIsNull(
+      mlirSymbolTableLookup(t, mlirStringRefCreateFromCString(submit)));
+  mlirSymbolTableDestroy(t);
+  return found;
 }
 
 void async_pool_start(mqss_module *lowered) {

@@ -1,8 +1,11 @@
 // Unit tests of the action catalog: the shipped catalog's shape, every
 // pipeline accepted by MLIR at the ends and middle of each parameter range,
 // parameter mapping, template filling, adding an action by editing the YAML,
-// error locations, the hash, scoping an action to one function, and the
-// family recipe actions.
+// error locations, the hash, scoping an action to one function, the
+// family recipe actions, and each schedule preloaded once in a printed
+// pipeline.
+#include "actions/schedule.h" // before cmocka.h, whose fail() macro it would clash with
+
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -359,6 +362,30 @@ static void test_schedule_hash(void **state) {
   }
 }
 
+// A printed pipeline preloads each schedule once: a second preload of the
+// same path, or of one of our hash-named schedules from another directory
+// (a recipe's in data/schedules, a decision's in the schedule directory),
+// is dropped with its comma; other files of one name in two directories
+// both stay. mlir-opt rejects a sequence defined twice.
+static void test_drop_repeated_preloads(void **state) {
+  (void)state;
+#define PRE(path) "transform-preload-library{transform-library-paths=" path "}"
+#define RUN(entry) "transform-interpreter{entry-point=" entry "}"
+  char text[] = "builtin.module(" PRE("/src/data/schedules/mqss_0123456789abcdef.mlir") ","
+                RUN("mqss_0123456789abcdef") ",cse," PRE("/tmp/s/mqss_0123456789abcdef.mlir") ","
+                RUN("mqss_0123456789abcdef") "," PRE("/tmp/s/lib.mlir") "," RUN("a") ","
+                PRE("/tmp/s/lib.mlir") "," RUN("a") "," PRE("/other/lib.mlir") ","
+                RUN("b") ")";
+  schedule_drop_repeated_preloads(text);
+  assert_string_equal(text,
+                      "builtin.module(" PRE("/src/data/schedules/mqss_0123456789abcdef.mlir") ","
+                      RUN("mqss_0123456789abcdef") ",cse," RUN("mqss_0123456789abcdef") ","
+                      PRE("/tmp/s/lib.mlir") "," RUN("a") "," RUN("a") ","
+                      PRE("/other/lib.mlir") "," RUN("b") ")");
+#undef PRE
+#undef RUN
+}
+
 // Scoping: a func.func action runs on the named function only.
 static void test_scoped_apply(void **state) {
   mqss_session *s = *state;
@@ -519,6 +546,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_every_pipeline_runs, session_setup,
                                       session_teardown),
       cmocka_unit_test(test_param_map),
+      cmocka_unit_test(test_drop_repeated_preloads),
       cmocka_unit_test_setup_teardown(test_pipeline_text, session_setup, session_teardown),
       cmocka_unit_test_setup_teardown(test_add_action_by_editing, session_setup,
                                       session_teardown),
