@@ -183,7 +183,8 @@ bool finish_has_unknown_ops(const mqss_module *m);
 //   2: buffers are freed after their last use (finish.c)
 //   3: the harness frees the buffers a call returns (values.c)
 //   4: scf.forall and the async dialect run on threads (finish.c)
-#define FINISH_VERSION 4
+//   5: the copy of each forall tile onto itself is dropped (finish.c)
+#define FINISH_VERSION 5
 
 // A structural hash of `m` for change detection within one process
 // (fingerprint.c): equal for equal IR in one context, and much cheaper than
