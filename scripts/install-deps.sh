@@ -6,7 +6,8 @@ set -euo pipefail
 pkgs=(pkg-config cmake make gcc g++
       libmlir-19-dev mlir-19-tools llvm-19-dev llvm-19-tools clang-19 libclang-rt-19-dev
       libyaml-dev libcjson-dev libopenblas-dev libsqlite3-dev libopenmpi-dev openmpi-bin
-      libcmocka-dev libseccomp-dev gnuplot-nox hyperfine valgrind python3 python3-yaml chromium)
+      libcmocka-dev libseccomp-dev gnuplot-nox hyperfine valgrind python3 python3-yaml chromium
+      libomp5-19)
 
 missing=()
 for p in "${pkgs[@]}"; do

@@ -1,7 +1,7 @@
 // Passes that MLIR 19 exposes only as C++ pattern sets, registered with
 // MLIR's pass registry so that textual pipelines (catalog actions, the
 // finisher) can name them. It is the library's one C++ file, kept to what
-// C cannot reach; everything else stays C. It defines four passes:
+// C cannot reach; everything else stays C. It defines five passes:
 //
 //   mqss-math-approx        replaces math.tanh, exp, erf, log, ... on f32
 //                           (scalars and vectors) by polynomial arithmetic,
@@ -19,23 +19,33 @@
 //                           lowers them directly, and mlir-opt offers it only
 //                           as transform.structured.decompose_interface.
 //   mqss-flat-outer-parallel
-//                           prepares parallel loops for async-parallel-for,
-//                           which makes tasks of every scf.parallel: each
-//                           one without reductions inside another loop
-//                           becomes scf.for loops, and each one left with
-//                           several dimensions becomes one-dimensional.
-//                           A worker that waits for the tasks of an inner
-//                           parallel loop holds its place in the runtime's
-//                           pool, and with one on every worker nobody runs
-//                           the tasks (a nested poly_blas3 module hung); a
-//                           parallel loop inside a sequential one pays the
-//                           hand-over every trip (the same module, its
-//                           loops inside a 4224-trip loop: 33x slower); and
-//                           MLIR 19's async-parallel-for runs some
-//                           iterations of a multi-dimensional loop twice
-//                           (a 30x30x8 loop split for 2 workers: every one;
-//                           a 1-D loop of the same 7200 trips is right).
-//                           mlir-opt 19 has neither step as a pass.
+//                           prepares parallel loops for threads (OpenMP's
+//                           convert-scf-to-openmp, or async-parallel-for),
+//                           which take every scf.parallel: each one with
+//                           reductions or inside another loop becomes
+//                           scf.for loops, and each one left with several
+//                           dimensions becomes one-dimensional. A parallel
+//                           loop inside a parallel one would fork again in
+//                           every iteration (under async-parallel-for a
+//                           worker waiting for the inner tasks held its place
+//                           in the pool, and a nested poly_blas3 module
+//                           hung); one inside a sequential loop pays the
+//                           hand-over every trip (the same module, its loops
+//                           inside a 4224-trip loop: 33x slower); sequential
+//                           reductions give results that do not depend on the
+//                           number of threads; and MLIR 19's
+//                           async-parallel-for runs some iterations of a
+//                           multi-dimensional loop twice (a 30x30x8 loop
+//                           split for 2 workers: every one; a 1-D loop of the
+//                           same 7200 trips is right). mlir-opt 19 has none of
+//                           these steps as a pass.
+//   mqss-expand-alloca-scopes
+//                           replaces each memref.alloca_scope by its body
+//                           between a stack save and restore, as its LLVM
+//                           lowering does, while the body is one block:
+//                           convert-scf-to-openmp wraps every loop body in a
+//                           scope, and once the loops inside it are blocks
+//                           the scope no longer verifies.
 //
 // Why a pass and not a transform-dialect patterns schedule for the second:
 // the finisher is a table of textual pipeline steps chosen from the IR that
@@ -50,14 +60,17 @@
 // convert-vector-to-llvm lower those later, each in its own rewrite.
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/Func/IR/FuncOps.h>
+#include <mlir/Dialect/LLVMIR/LLVMDialect.h>
 #include <mlir/Dialect/Linalg/IR/Linalg.h>
 #include <mlir/Dialect/Math/IR/Math.h>
 #include <mlir/Dialect/Math/Transforms/Passes.h>
+#include <mlir/Dialect/MemRef/IR/MemRef.h>
 #include <mlir/Dialect/SCF/IR/SCF.h>
 #include <mlir/Dialect/SCF/Utils/Utils.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
 #include <mlir/Dialect/Vector/IR/VectorOps.h>
 #include <mlir/Dialect/Vector/Transforms/LoweringPatterns.h>
+#include <mlir/IR/IRMapping.h>
 #include <mlir/Interfaces/LoopLikeInterface.h>
 #include <mlir/Pass/Pass.h>
 #include <mlir/Pass/PassRegistry.h>
@@ -158,40 +171,59 @@ struct FlatOuterParallelPass
 
   StringRef getArgument() const final { return "mqss-flat-outer-parallel"; }
   StringRef getDescription() const final {
-    return "Turn scf.parallel loops without reductions nested in another "
+    return "Turn scf.parallel loops with reductions or nested in another "
            "loop into scf.for loops, and the others into one-dimensional "
            "loops";
   }
   void getDependentDialects(DialectRegistry &registry) const final {
     registry.insert<scf::SCFDialect>();
   }
+  // The loop becomes an scf.for nest that carries the partial results of
+  // its reductions, combined in iteration order by its reduce regions.
+  static void make_sequential(IRRewriter &rewriter, scf::ParallelOp op) {
+    rewriter.setInsertionPoint(op);
+    auto body = [&](OpBuilder &b, Location, ValueRange ivs,
+                    ValueRange acc) -> scf::ValueVector {
+      IRMapping map;
+      map.map(op.getInductionVars(), ivs);
+      for (Operation &inner : op.getBody()->without_terminator())
+        b.clone(inner, map);
+      auto reduce = cast<scf::ReduceOp>(op.getBody()->getTerminator());
+      scf::ValueVector next;
+      for (unsigned k = 0; k < reduce.getNumOperands(); k++) {
+        Block &combine = reduce.getReductions()[k].front();
+        map.map(combine.getArgument(0), acc[k]);
+        map.map(combine.getArgument(1),
+                map.lookupOrDefault(reduce.getOperands()[k]));
+        for (Operation &inner : combine.without_terminator())
+          b.clone(inner, map);
+        auto ret = cast<scf::ReduceReturnOp>(combine.getTerminator());
+        next.push_back(map.lookupOrDefault(ret.getResult()));
+      }
+      return next;
+    };
+    scf::LoopNest nest = scf::buildLoopNest(
+        rewriter, op.getLoc(), op.getLowerBound(), op.getUpperBound(),
+        op.getStep(), op.getInitVals(), body);
+    rewriter.replaceOp(op, nest.results);
+  }
+
   void runOnOperation() final {
+    IRRewriter rewriter(&getContext());
     // Post-order: an inner loop is rewritten before the loop around it,
     // whose body then carries the new scf.for nest along.
-    SmallVector<scf::ParallelOp> inner;
+    SmallVector<scf::ParallelOp> serial;
     getOperation().walk([&](scf::ParallelOp op) {
-      if (op.getNumReductions() == 0 && op.getNumLoops() > 0 &&
-          op->getParentOfType<LoopLikeOpInterface>())
-        inner.push_back(op);
+      if (op.getNumLoops() > 0 &&
+          (op.getNumReductions() > 0 ||
+           op->getParentOfType<LoopLikeOpInterface>()))
+        serial.push_back(op);
     });
-    IRRewriter rewriter(&getContext());
-    for (scf::ParallelOp op : inner) {
-      rewriter.setInsertionPoint(op);
-      scf::LoopNest nest =
-          scf::buildLoopNest(rewriter, op.getLoc(), op.getLowerBound(),
-                             op.getUpperBound(), op.getStep());
-      SmallVector<Value> ivs;
-      for (scf::ForOp loop : nest.loops)
-        ivs.push_back(loop.getInductionVar());
-      Block *body = op.getBody();
-      rewriter.eraseOp(body->getTerminator()); // an empty scf.reduce
-      Block *innermost = nest.loops.back().getBody();
-      rewriter.inlineBlockBefore(body, innermost->getTerminator(), ivs);
-      rewriter.eraseOp(op);
-    }
+    for (scf::ParallelOp op : serial)
+      make_sequential(rewriter, op);
     SmallVector<scf::ParallelOp> outer;
     getOperation().walk([&](scf::ParallelOp op) {
-      if (op.getNumReductions() == 0 && op.getNumLoops() > 1 &&
+      if (op.getNumLoops() > 1 &&
           !op->getParentOfType<LoopLikeOpInterface>())
         outer.push_back(op);
     });
@@ -204,6 +236,47 @@ struct FlatOuterParallelPass
   }
 };
 
+// Each memref.alloca_scope becomes its body between llvm.intr.stacksave and
+// llvm.intr.stackrestore, what its LLVM lowering makes of it, but while the
+// body is still one block: once convert-scf-to-cf has made blocks of the
+// loops inside it, the scope no longer verifies. convert-scf-to-openmp
+// wraps every loop body in one.
+struct ExpandAllocaScopesPass
+    : public PassWrapper<ExpandAllocaScopesPass,
+                         OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ExpandAllocaScopesPass)
+
+  StringRef getArgument() const final { return "mqss-expand-alloca-scopes"; }
+  StringRef getDescription() const final {
+    return "Replace memref.alloca_scope by its body between a stack save "
+           "and a stack restore";
+  }
+  void getDependentDialects(DialectRegistry &registry) const final {
+    registry.insert<LLVM::LLVMDialect>();
+  }
+  void runOnOperation() final {
+    SmallVector<memref::AllocaScopeOp> scopes; // post-order: inner first
+    getOperation().walk([&](memref::AllocaScopeOp op) {
+      if (op.getBodyRegion().hasOneBlock())
+        scopes.push_back(op);
+    });
+    IRRewriter rewriter(&getContext());
+    for (memref::AllocaScopeOp op : scopes) {
+      Location loc = op.getLoc();
+      rewriter.setInsertionPoint(op);
+      Value saved = rewriter.create<LLVM::StackSaveOp>(
+          loc, LLVM::LLVMPointerType::get(&getContext()));
+      Block *body = &op.getBodyRegion().front();
+      Operation *ret = body->getTerminator();
+      SmallVector<Value> results(ret->getOperands());
+      rewriter.eraseOp(ret);
+      rewriter.inlineBlockBefore(body, op);
+      rewriter.create<LLVM::StackRestoreOp>(loc, saved);
+      rewriter.replaceOp(op, results);
+    }
+  }
+};
+
 } // namespace
 
 // Called once per process (session.c) after mlirRegisterAllPasses.
@@ -212,4 +285,5 @@ extern "C" void register_cxx_passes(void) {
   PassRegistration<LowerVectorContractPass>();
   PassRegistration<DecomposeAggregatesPass>();
   PassRegistration<FlatOuterParallelPass>();
+  PassRegistration<ExpandAllocaScopesPass>();
 }

@@ -51,17 +51,20 @@ static const struct finish_step {
      "bufferization-lower-deallocations,convert-bufferization-to-memref",
      "memref.dealloc bufferization.dealloc memref.alloca_scope", true},
     // An scf.forall (the catalog's parallel-tile) runs its iterations on
-    // the threads of MLIR's async runtime, as async-parallel does for the
-    // loops it is given (data/catalog.yaml). Bufferization copies each tile
-    // from one subview into an identical second one; cse makes the two one
-    // value, and only then does canonicalization drop the copy onto itself.
-    // Kept, it is a generic strided copy of the op's whole output (pooling_512
-    // in two row tiles on the threads: 1.03x the untiled module's time with
-    // the copies, 0.66x without).
+    // OpenMP threads, as omp-parallel does for the loops it is given
+    // (data/catalog.yaml). Bufferization copies each tile from one subview
+    // into an identical second one; cse makes the two one value, and only
+    // then does canonicalization drop the copy onto itself. Kept, it is a
+    // generic strided copy of the op's whole output (pooling_512 in two row
+    // tiles on the threads: 1.03x the untiled module's time with the
+    // copies, 0.66x without). The last canonicalization inlines the
+    // memref.alloca_scope that convert-scf-to-openmp wraps around each
+    // loop body (a scope without allocations), whose region the lowering
+    // of scf below would split into blocks its own lowering cannot take.
     {"scf.forall", "func.func(canonicalize{region-simplify=disabled},cse,"
      "canonicalize{region-simplify=disabled},"
-     "scf-forall-to-parallel,mqss-flat-outer-parallel),"
-     "async-parallel-for{num-workers=-1 min-task-size=1}", NULL, false},
+     "scf-forall-to-parallel,mqss-flat-outer-parallel),convert-scf-to-openmp,"
+     "func.func(canonicalize{region-simplify=disabled})", NULL, false},
     {"linalg", "func.func(convert-linalg-to-loops)", NULL, false},
     // Vector ops, highest level first. Contractions become outer products
     // and FMAs (convert-vector-to-llvm would use dot products), and permuted
@@ -93,6 +96,9 @@ static const struct finish_step {
               "async-runtime-ref-counting-opt,convert-async-to-llvm", NULL, false},
     {"memref", "expand-strided-metadata", NULL, false},
     {"affine", "lower-affine", NULL, false},
+    // Before the loops inside them become blocks (cxx_passes.cpp).
+    {"memref.alloca_scope", "func.func(mqss-expand-alloca-scopes)", NULL,
+     false},
     {"scf", "convert-scf-to-cf", NULL, false},
     {"vector", "convert-vector-to-llvm", NULL, false},
     // complex.sqrt, exp, log, ... become arith and math ops on the parts;
@@ -110,6 +116,9 @@ static const struct finish_step {
     {"ub", "convert-ub-to-llvm", NULL, false},
     {"func", "convert-func-to-llvm", NULL, false},
     {"cf", "convert-cf-to-llvm", NULL, false},
+    // OpenMP's regions and loops (omp-parallel, parallel-tile), once the
+    // code inside them is LLVM: calls into libomp (docs/INTEGRATION.md).
+    {"omp", "convert-openmp-to-llvm", NULL, false},
     {"builtin.unrealized_conversion_cast", "reconcile-unrealized-casts",
      NULL, false},
 };
@@ -182,7 +191,9 @@ static MlirOperation find_op(mqss_module *m, const char *triggers) {
   return sc.found;
 }
 
-// First op that is neither LLVM dialect nor the top-level module. Casts
+// First op that is neither LLVM dialect, nor OpenMP (translated to LLVM IR
+// with the LLVM dialect, after the omp row below), nor the top-level
+// module. Casts
 // left by a partial conversion are only symptoms: the culprit is the op
 // that was not converted, so a cast is kept only as the fallback.
 struct unlowered {
@@ -193,7 +204,8 @@ struct unlowered {
 static MlirWalkResult find_unlowered(MlirOperation op, void *user) {
   struct unlowered *u = user;
   MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  if (name_matches(name, "llvm", 4) || name_matches(name, "builtin.module", 14))
+  if (name_matches(name, "llvm", 4) || name_matches(name, "omp", 3) ||
+      name_matches(name, "builtin.module", 14))
     return MlirWalkResultAdvance;
   static const char cast[] = "builtin.unrealized_conversion_cast";
   if (!name_matches(name, cast, sizeof cast - 1)) {

@@ -248,6 +248,7 @@ bool jit_variant(const mqss_measure_options *o, const entry_spec *e,
                  int stage_base, compiled *c, mqss_measure_result *r) {
   child_report_stage(stage_base + STAGE_JIT);
   async_pool_start(c->mod);
+  omp_pool_start(c->mod);
   double t2 = now_ms();
   bool objects = o->cache_path && !o->no_cache;
   strbuf key = {0};

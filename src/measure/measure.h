@@ -266,6 +266,11 @@ typedef struct {
 // no longer do (async_pool.c).
 void async_pool_start(mqss_module *lowered);
 
+// For a lowered program with OpenMP ops, before its JIT: loads libomp and
+// creates its team of threads, which a confined child could no longer do
+// (omp_pool.c).
+void omp_pool_start(mqss_module *lowered);
+
 // Clones `m`, runs `pipeline` (may be NULL) and the finisher, JIT-compiles.
 // Fills the status and timing fields of `r`; false when it did not get that
 // far (r->status and r->message say why).

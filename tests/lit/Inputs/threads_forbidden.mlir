@@ -1,6 +1,6 @@
-// A parallel loop whose last iteration opens a file for writing: under
-// async-parallel-for that iteration runs on a worker thread of the async
-// runtime, which the sandbox must confine as it does the main thread
+// A parallel loop whose last iteration opens a file for writing: on
+// OpenMP threads (and under async-parallel-for) that iteration runs on a
+// worker thread, which the sandbox must confine as it does the main thread
 // (threads.test), so threads_marker never appears.
 module {
   llvm.func @fopen(!llvm.ptr, !llvm.ptr) -> !llvm.ptr
