@@ -184,7 +184,8 @@ bool finish_has_unknown_ops(const mqss_module *m);
 //   3: the harness frees the buffers a call returns (values.c)
 //   4: scf.forall and the async dialect run on threads (finish.c)
 //   5: the copy of each forall tile onto itself is dropped (finish.c)
-#define FINISH_VERSION 5
+//   6: scf.forall runs on OpenMP threads, alloca scopes expanded (finish.c)
+#define FINISH_VERSION 6
 
 // A structural hash of `m` for change detection within one process
 // (fingerprint.c): equal for equal IR in one context, and much cheaper than

@@ -1,8 +1,8 @@
 #!/bin/sh
 # Random search (200 evaluations, seed 0, as docs/eval/expit15/search/) with
-# the 74-action catalog after the finisher drops the forall tiles' self-copies
-# (FINISH_VERSION 5), one module at a
-# time on the quiet machine; compare with runs/parallel42 (FINISH_VERSION 4).
+# the 74-action catalog, its thread actions on OpenMP (FINISH_VERSION 6),
+# one module at a
+# time on the quiet machine; compare with runs/parallel42 (the async runtime, FINISH_VERSION 4).
 # usage: runs/threads43/search.sh MQSS
 set -e
 MQSS=$1
