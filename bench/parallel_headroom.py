@@ -14,7 +14,7 @@ measured modules and over all modules (a module the action does not apply
 to counts as 1), the machine and the commit.
 
 usage: bench/parallel_headroom.py MQSS REPORT_JSON CORPUS_DIR [ACTION]
-  ACTION defaults to async-parallel; env: PAIRS (10)
+  ACTION defaults to omp-parallel; env: PAIRS (10)
 """
 import json
 import math
@@ -58,7 +58,7 @@ def main():
     if len(sys.argv) not in (4, 5):
         sys.exit(__doc__)
     mqss, report, corpus = sys.argv[1:4]
-    name = sys.argv[4] if len(sys.argv) == 5 else "async-parallel"
+    name = sys.argv[4] if len(sys.argv) == 5 else "omp-parallel"
     pairs = os.environ.get("PAIRS", "10")
     anchor, text = action_pipeline(mqss, name)
     commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
