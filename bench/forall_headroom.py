@@ -15,8 +15,8 @@ forall's tiles on the async runtime's workers. Measures
 reference) and prints per module the Hodges-Lehmann ratio
 time(POLICY) / time(SPLIT+POLICY) with its interval and verdict, then the
 geomean over the measured modules and over all (a module with no such op
-counts as 1), the machine and the commit. An upper-bound-style reading of
-what choosing where to split could give, not a policy's result.
+counts as 1), the machine and the commit. A reading of what threads could
+add to the policy's pipelines, not a policy's result.
 
 usage: bench/forall_headroom.py MQSS MANIFEST_TSV [OUT_DIR]
   env: PAIRS (10), NUM_THREADS (2)

@@ -1341,7 +1341,11 @@ mqss_status mqss_policy_explain_op(const mqss_policy *policy,
 ///    budget or max_len steps run out or a step has no correct candidate. The
 ///    best is the fastest candidate that beats the previous best by min_gain.
 ///  - POLICY: policy-guided (needs mqss_search_options.policy): first the
-///    `prior` sequence, then up to `proposals` distinct proposals of the
+///    `prior` sequence, then the thread variant of the best so far (the
+///    prior, or the reference: the same sequence after one parallel-tile
+///    decision per heavy linalg op, a split into as many tiles as there are
+///    cores, docs/SCHEDULES.md "Threads"; when the module has such an op),
+///    then up to `proposals` distinct proposals of the
 ///    policy (its greedy choice with fit_sizes as it was trained, the same
 ///    with fit_sizes, then sampled selections with fit_sizes; the same
 ///    pipeline twice counts once); with `explore`,
@@ -1365,7 +1369,8 @@ typedef struct {
   int index;                  ///< 0-based; evaluation 0 is the empty pipeline
   const char *source;         ///< what proposed it: "reference" (evaluation 0),
                               ///< "random", "greedy", or for POLICY "prior",
-                              ///< "proposal", "greedy", "mutation", "random"
+                              ///< "threads", "proposal", "greedy", "mutation",
+                              ///< "random"
                               ///< (static storage)
   char *pipeline;             ///< "builtin.module(...)" or "" (owned by the result)
   int n_decisions;            ///< decisions in the sequence (STOP excluded)
@@ -1587,8 +1592,9 @@ int mqss_metrics_line_check(const char *line, size_t len);
 /// Options of mqss_policy_select_budget() (any-time selection). Initialise
 /// with mqss_budget_options_init().
 typedef struct {
-  int budget;                   ///< distinct proposals measured besides the policy's
-                                ///< own choice; 0 = the pure policy (default 0)
+  int budget;                   ///< distinct candidates measured besides the policy's
+                                ///< own choice (its thread variant, then proposals);
+                                ///< 0 = the pure policy (default 0)
   double min_gain;              ///< relative gain a proposal must clear (default 0.02)
   int confirm_pairs;            ///< A/B pairs of the confirmation (default 20, >= 1)
   mqss_measure_options measure; ///< settings of every measurement (.pipeline is
@@ -1625,7 +1631,9 @@ typedef struct {
 /// Any-time selection (`mqss select --budget N`). With opts->budget == 0 it
 /// is exactly mqss_policy_select(). Otherwise it runs the policy-guided
 /// search (MQSS_SEARCH_POLICY, no exploration): the policy's own choice,
-/// then up to `budget` distinct proposals (the greedy choice with
+/// then up to `budget` distinct candidates: the thread variant of the own
+/// choice (or of no passes, when the own choice is not faster than them),
+/// and proposals (the greedy choice with
 /// mqss_select_options.fit_sizes, then sampled selections with it, seeds
 /// sel_opts->seed+2, ...), each measured in the sandbox with the output
 /// check. A proposal other than the own choice is kept only when

@@ -323,12 +323,11 @@ static mqss_status check_slots(loader *L, yaml_node_t *n, const mqss_action *a) 
 
 // The choice parameters that steps with `flags` read: PERM (permutations)
 // for interchange, F (factors) for unroll.
-static mqss_status check_step_params(loader *L, yaml_node_t *n,
-                                     const mqss_action *a, int flags) {
-  const char *need = flags & STEP_PERMUTES ? "PERM"
-                     : flags & STEP_IN_LOOP ? "F"
-                                            : NULL;
-  for (int i = 0; need && i < a->n_params; i++) {
+// The choice parameter `need` of a step, each value a permutation
+// ("0,2,1") or a positive integer.
+static mqss_status check_choice(loader *L, yaml_node_t *n,
+                                const mqss_action *a, const char *need) {
+  for (int i = 0; i < a->n_params; i++) {
     const mqss_param *p = &a->params[i];
     if (p->kind != MQSS_PARAM_CHOICE || strcmp(p->name, need))
       continue;
@@ -346,9 +345,22 @@ static mqss_status check_step_params(loader *L, yaml_node_t *n,
     }
     return MQSS_OK;
   }
-  return need ? bad(L, n, "action '%s' needs a choice parameter %s "
-                    "(docs/SCHEDULES.md)", a->name, need)
-              : MQSS_OK;
+  return bad(L, n, "action '%s' needs a choice parameter %s "
+             "(docs/SCHEDULES.md)", a->name, need);
+}
+
+static mqss_status check_step_params(loader *L, yaml_node_t *n,
+                                     const mqss_action *a, int flags) {
+  mqss_status st = MQSS_OK;
+  if (flags & STEP_PERMUTES)
+    st = check_choice(L, n, a, "PERM");
+  if (!st && (flags & STEP_IN_LOOP))
+    st = check_choice(L, n, a, "F");
+  if (!st && (flags & STEP_COUNTS))
+    st = check_choice(L, n, a, "T0");
+  if (!st && (flags & STEP_COUNTS))
+    st = check_choice(L, n, a, "T1");
+  return st;
 }
 
 // A schedule action: known steps, op kinds the steps can handle, and the

@@ -43,6 +43,8 @@ enum {
   STEP_DECOMPOSES = 1024, // turns the ops into their 1-D form: their
                           // height loops must be tiled to 1
   STEP_OUTSIDE_FORALL = 2048, // no targeted op may sit in an scf.forall
+  STEP_COUNTS = 4096,   // its T0 and T1 parameters count tiles along the
+                        // first two loops (1: the loop is not split)
 };
 
 // The state of a script being built. Handles: %scope is what the schedule

@@ -204,24 +204,35 @@ static void step_decompose(schedule_builder *b) {
   b->version++;
 }
 
-// Tiles each targeted op with an scf.forall over the loops its size
-// parameters name (parallel ones: the tiles run at the same time). The
-// finisher runs the forall's iterations on the async runtime's worker
-// threads (finish.c). The ops are not marked tiled: the focus stays on
-// them, for the schedule of the tile itself.
+// The tile counts of a STEP_COUNTS step along loops 0 and 1 (choices T0
+// and T1; 1 when the action has no such parameter).
+static void tile_counts(const mqss_action *a, const mqss_decision *d,
+                        int count[2]) {
+  static const char *const names[2] = {"T0", "T1"};
+  for (int k = 0; k < 2; k++) {
+    const char *v = schedule_choice(a, d, names[k]);
+    count[k] = v ? atoi(v) : 1;
+  }
+}
+
+// Splits each targeted op with an scf.forall of T0 x T1 tiles over its
+// first two loops (as even as the extents allow; parallel loops: the tiles
+// run at the same time). The finisher runs the forall's iterations on
+// OpenMP threads (finish.c). The ops are not marked tiled: the focus stays
+// on them, for the schedule of the tile itself.
 static void step_forall(schedule_builder *b) {
+  int count[2];
+  tile_counts(b->a, b->d, count);
   for (int i = 0; i < b->a->n_ops; i++) {
-    int rank = schedule_tiled_rank(b->a, b->a->ops[i]);
-    int64_t size[LINALG_MAX_RANK];
-    strbuf sizes = {0};
-    for (int d = 0; d < rank; d++)
-      size[d] = schedule_tile_size(b, rank, d, 0);
-    list(&sizes, size, rank);
+    strbuf threads = {0};
+    sb_printf(&threads, "%d", count[0]);
+    if (count[1] > 1)
+      sb_printf(&threads, ", %d", count[1]);
     schedule_line(b, "%%k%d_%d, %%forall%d_%d = transform.structured."
-                  "tile_using_forall %%k%d_%d tile_sizes [%s] : (" ANY
+                  "tile_using_forall %%k%d_%d num_threads [%s] : (" ANY
                   ") -> (" ANY ", " ANY ")", i, b->version + 1, i,
-                  b->counter, i, b->version, sizes.data ? sizes.data : "");
-    sb_free(&sizes);
+                  b->counter, i, b->version, threads.data);
+    sb_free(&threads);
   }
   b->version++;
   b->counter++;
@@ -235,8 +246,7 @@ const schedule_step schedule_xform_steps[] = {
      step_pad_tile},
     {"unroll", STEP_TARGETS | STEP_IN_LOOP, step_unroll},
     {"decompose", STEP_TARGETS | STEP_DECOMPOSES, step_decompose},
-    {"forall", STEP_TARGETS | STEP_TILES | STEP_PARALLEL | STEP_OUTSIDE_FORALL,
-     step_forall},
+    {"forall", STEP_TARGETS | STEP_COUNTS | STEP_OUTSIDE_FORALL, step_forall},
 };
 const int schedule_n_xform_steps =
     (int)(sizeof schedule_xform_steps / sizeof *schedule_xform_steps);
@@ -273,6 +283,41 @@ static MlirOperation targeted_user(const mqss_action *a, MlirOperation op) {
         return user;
     }
   return (MlirOperation){NULL};
+}
+
+// Whether loop k of op may be split (a parallel loop the op has).
+static bool splittable(MlirOperation op, int rank, int k) {
+  return k < rank && !linalg_loop_is_reduction(op, k);
+}
+
+// A STEP_COUNTS step splits loops 0 and 1 into T0 and T1 tiles, which run
+// at the same time: a split reduction loop would have two tiles update the
+// same accumulators. d == NULL: some split fits (loop 0 or 1 is parallel).
+static bool counts_fit(const mqss_action *a, const mqss_decision *d,
+                       MlirOperation op, int rank, const char *name,
+                       char *why, size_t why_len) {
+  if (!d) {
+    if (splittable(op, rank, 0) || splittable(op, rank, 1))
+      return true;
+    snprintf(why, why_len, "%s: neither of its first two loops is parallel "
+             "(parallel tiles would update the same accumulators)", name);
+    return false;
+  }
+  int count[2];
+  tile_counts(a, d, count);
+  if (count[0] * count[1] < 2) {
+    snprintf(why, why_len, "%s: T0 = T1 = 1 is one tile, no split", name);
+    return false;
+  }
+  for (int k = 0; k < 2; k++)
+    if (count[k] > 1 && !splittable(op, rank, k)) {
+      snprintf(why, why_len, k < rank ? "%s: $T%d splits loop %d, a "
+               "reduction (parallel tiles would update the same "
+               "accumulators)" : "%s: $T%d splits loop %d, which it does "
+               "not have", name, k, k);
+      return false;
+    }
+  return true;
 }
 
 bool schedule_xform_fits(const mqss_action *a, const mqss_decision *d,
@@ -333,20 +378,18 @@ bool schedule_xform_fits(const mqss_action *a, const mqss_decision *d,
   // Tiling a reduction loop and fusing the producer of the op's init (a
   // linalg.fill) into the tile loop re-initialises the accumulator in every
   // tile: only the last tile's partial result survives (seen as wrong
-  // output on a row-sum generic). Tiles of a forall run at the same time:
-  // two of them would update the same accumulators.
+  // output on a row-sum generic).
   for (int k = 0; (flags & STEP_PARALLEL) && k < a->n_params; k++) {
     const mqss_param *p = &a->params[k];
     int loop = p->dim < 0 ? rank + p->dim : p->dim;
     if (p->kind == MQSS_PARAM_DIVISOR && loop >= 0 && loop < rank &&
         linalg_loop_is_reduction(op, loop)) {
       snprintf(why, why_len, "%s: parameter $%s sizes loop %d, a reduction "
-               "(%s)", name, p->name, loop, flags & STEP_OUTSIDE_FORALL
-                   ? "parallel tiles would update the same accumulators"
-                   : "the fused producer of its init would restart in every "
-                     "tile");
+               "(the fused producer of its init would restart in every "
+               "tile)", name, p->name, loop);
       return false;
     }
   }
-  return true;
+  return !(flags & STEP_COUNTS) || counts_fit(a, d, op, rank, name, why,
+                                               why_len);
 }

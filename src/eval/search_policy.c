@@ -1,7 +1,9 @@
 // Policy-guided search (MQSS_SEARCH_POLICY): the search of expert iteration
 // and of any-time selection. Candidates come in this order, each measured
 // once like every search candidate (cache, sandbox, output check):
-//   1. the prior sequence (an earlier winner), so a search never loses it;
+//   1. the prior sequence (an earlier winner), so a search never loses it,
+//      then the thread variant of the best so far, the prior or the
+//      reference (search_threads.c: its heavy ops split onto threads first);
 //   2. the policy's own proposals: its greedy choice (sizes fitted as the
 //      policy was trained), the same with its sizes fitted (fit_sizes: a
 //      tiling the policy chose with sizes that do not divide its op's loops
@@ -72,6 +74,19 @@ mqss_status search_policy(search_ctx *c) {
     st = search_try(c, "prior", o->prior,
                       o->n_prior < search_cap(c) ? o->n_prior : search_cap(c),
                       &measured);
+  if (st == MQSS_OK) {
+    // The thread variant of the best so far (the prior or the reference).
+    const mqss_search_eval *b = &c->out->trace[c->out->best_index];
+    int n = b->n_decisions < search_cap(c) ? b->n_decisions : search_cap(c);
+    mqss_decision *seq = calloc((size_t)(n > 0 ? n : 1), sizeof *seq);
+    if (!seq)
+      return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
+                  "search: out of memory");
+    if (n > 0)
+      memcpy(seq, b->decisions, (size_t)n * sizeof *seq);
+    st = search_threads(c, seq, n);
+    free(seq);
+  }
   if (st == MQSS_OK)
     st = proposals(c);
   if (st != MQSS_OK || !o->explore || !search_budget_left(c))

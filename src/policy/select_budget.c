@@ -1,6 +1,7 @@
 // Any-time selection (mqss_policy_select_budget, `mqss select --budget N`):
-// the policy's own choice plus N sampled proposals are measured by the
-// policy-guided search (src/eval/search_policy.c), outputs checked, and a
+// the policy's own choice plus N candidates (its thread variant, then
+// sampled proposals) are measured by the policy-guided search
+// (src/eval/search_policy.c), outputs checked, and a
 // proposal replaces the own choice only when re-measurement confirms that it
 // is faster, and its compile time is within max_compile times the module's
 // without passes (the search's limit; the own choice is exempt). A proposal
@@ -184,7 +185,7 @@ mqss_status mqss_policy_select_budget(const mqss_policy *p, mqss_module *m,
   so2.n_prior = n;
   so2.proposals = o->budget;
   so2.explore = 0;
-  so2.budget = 2 + o->budget; // the reference, the own choice, the proposals
+  so2.budget = 2 + o->budget; // the reference, the own choice, the others
   so2.seed = so.seed;
   so2.max_len = n > so.max_steps ? n : (so.max_steps > 0 ? so.max_steps : 16);
   so2.min_gain = o->min_gain;

@@ -1,5 +1,6 @@
 // A row sum: a linalg.generic whose second loop is a reduction
-// (threads_forall.test: parallel-tile may not split it across threads).
+// (threads_forall.test: parallel-tile may split its rows across threads,
+// not its reduction).
 #id = affine_map<(d0, d1) -> (d0, d1)>
 #row = affine_map<(d0, d1) -> (d0)>
 func.func @forward(%A: tensor<64x32xf32>) -> tensor<64xf32> {
