@@ -21,15 +21,13 @@ add to the policy's pipelines, not a policy's result.
 usage: bench/forall_headroom.py MQSS MANIFEST_TSV [OUT_DIR]
   env: PAIRS (10), NUM_THREADS (2)
 """
-import json
-import math
 import os
-import platform
 import re
 import subprocess
 import sys
 import tempfile
-import time
+
+from vs_line import geomean_line, header, measure_vs
 
 # Ops whose leading loops are the dimensions of their output, in order.
 KINDS = ("conv_", "pooling_", "depthwise_conv_", "matmul", "batch_matmul")
@@ -79,13 +77,9 @@ def main():
     pairs = os.environ.get("PAIRS", "10")
     threads = int(os.environ.get("NUM_THREADS", "2"))
     corpus = os.path.dirname(os.path.abspath(manifest))
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    print(f"# machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores; "
-          f"commit {commit or 'unknown'}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
-          f"{pairs} pairs per module; {threads} tiles per op")
+    print(header(pairs, f"{threads} tiles per op"))
     print("module\tops split\tratio\tinterval\tverdict")
-    logs, n_all = [], 0
+    speeds, n_all = [], 0
     for line in open(manifest):
         if line.startswith("#") or not line.strip():
             continue
@@ -105,27 +99,12 @@ def main():
                  "transform-interpreter{entry-point=mqss_split}")
         inner = policy[len("builtin.module("):-1] if policy.startswith("builtin.module(") else ""
         both = f"builtin.module({split}{',' + inner if inner else ''})"
-        r = subprocess.run([mqss, "measure", path, "--pipeline", policy, "--vs", both,
-                            "--json", "--repeat", pairs, "--no-cache", "--timeout", "120000"],
-                           capture_output=True, text=True)
-        try:
-            d = json.loads(r.stdout)
-        except json.JSONDecodeError:
-            print(f"{name}\t{len(ops)}\t-\t-\tfailed: {r.stderr.strip()[-200:]}", flush=True)
-            continue
-        if d["b"]["status"] != "ok" or d["a"]["status"] != "ok":
-            print(f"{name}\t{len(ops)}\t-\t-\t{d['a']['status']}/{d['b']['status']}: "
-                  f"{d['b'].get('message', '')[:160]}", flush=True)
-            continue
-        q = d["ratio_b_over_a"]
-        speed = 1 / q["hl"]
-        logs.append(math.log(speed))
-        lo, hi = (1 / q["hi"], 1 / q["lo"]) if q["lo"] > 0 else (math.nan, math.nan)
-        print(f"{name}\t{len(ops)}\t{speed:.3f}\t[{lo:.3f}, {hi:.3f}]\t{d['verdict']}",
-              flush=True)
-    if logs:
-        print(f"geomean over {len(logs)} measured: {math.exp(sum(logs) / len(logs)):.3f}x; "
-              f"over all {n_all}: {math.exp(sum(logs) / n_all):.3f}x")
+        speed, cell = measure_vs(mqss, path, policy, both, pairs,
+                                 ("--no-cache", "--timeout", "120000"))
+        if speed is not None:
+            speeds.append(speed)
+        print(f"{name}\t{len(ops)}\t{cell}", flush=True)
+    print(geomean_line(speeds, n_all))
 
 
 if __name__ == "__main__":

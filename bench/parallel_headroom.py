@@ -17,13 +17,12 @@ usage: bench/parallel_headroom.py MQSS REPORT_JSON CORPUS_DIR [ACTION]
   ACTION defaults to omp-parallel; env: PAIRS (10)
 """
 import json
-import math
 import os
-import platform
 import subprocess
 import sys
 import tempfile
-import time
+
+from vs_line import geomean_line, header, measure_vs
 
 
 def action_pipeline(mqss, name):
@@ -61,13 +60,9 @@ def main():
     name = sys.argv[4] if len(sys.argv) == 5 else "omp-parallel"
     pairs = os.environ.get("PAIRS", "10")
     anchor, text = action_pipeline(mqss, name)
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip()
-    print(f"# machine: {platform.node()} {platform.machine()}, {os.cpu_count()} cores; "
-          f"commit {commit or 'unknown'}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; "
-          f"{pairs} pairs per module; action {name}")
+    print(header(pairs, f"action {name}"))
     print("module\tratio\tinterval\tverdict")
-    logs, n_all = [], 0
+    speeds, n_all = [], 0
     with tempfile.TemporaryDirectory() as tmp:
         for m in json.load(open(report))["modules"]:
             if m.get("status") != "ok":
@@ -78,27 +73,12 @@ def main():
             if not allowed(mqss, path, policy, name, tmp):
                 print(f"{m['file']}\t-\t-\tnot allowed", flush=True)
                 continue
-            r = subprocess.run([mqss, "measure", path, "--pipeline", policy, "--vs",
-                                appended(policy, anchor, text), "--json", "--repeat", pairs],
-                               capture_output=True, text=True)
-            try:
-                d = json.loads(r.stdout)
-            except json.JSONDecodeError:
-                print(f"{m['file']}\t-\t-\tfailed: {r.stderr.strip()[-200:]}", flush=True)
-                continue
-            if d["b"]["status"] != "ok" or d["a"]["status"] != "ok":
-                print(f"{m['file']}\t-\t-\t{d['a']['status']}/{d['b']['status']}: "
-                      f"{d['b']['message'][:160]}", flush=True)
-                continue
-            q = d["ratio_b_over_a"]
-            speed = 1 / q["hl"]
-            logs.append(math.log(speed))
-            lo, hi = (1 / q["hi"], 1 / q["lo"]) if q["lo"] > 0 else (math.nan, math.nan)
-            print(f"{m['file']}\t{speed:.3f}\t[{lo:.3f}, {hi:.3f}]\t{d['verdict']}",
-                  flush=True)
-    if logs:
-        print(f"geomean over {len(logs)} measured: {math.exp(sum(logs) / len(logs)):.3f}x; "
-              f"over all {n_all}: {math.exp(sum(logs) / n_all):.3f}x")
+            speed, cell = measure_vs(mqss, path, policy, appended(policy, anchor, text),
+                                     pairs)
+            if speed is not None:
+                speeds.append(speed)
+            print(f"{m['file']}\t{cell}", flush=True)
+    print(geomean_line(speeds, n_all))
 
 
 if __name__ == "__main__":

@@ -1344,7 +1344,8 @@ mqss_status mqss_policy_explain_op(const mqss_policy *policy,
 ///    `prior` sequence, then the thread variant of the best so far (the
 ///    prior, or the reference: the same sequence after one parallel-tile
 ///    decision per heavy linalg op, a split into as many tiles as there are
-///    cores, docs/SCHEDULES.md "Threads"; when the module has such an op),
+///    cores, docs/SCHEDULES.md "Threads"; when the module has such an op
+///    and the policy's catalog the action),
 ///    then up to `proposals` distinct proposals of the
 ///    policy (its greedy choice with fit_sizes as it was trained, the same
 ///    with fit_sizes, then sampled selections with fit_sizes; the same

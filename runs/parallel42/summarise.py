@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Summary of runs/parallel42/search/*.json: per module, the confirmed
-speedup of the winner over the reference, the fastest candidate with and
-without threads (one measurement each), and how the threaded candidates
-(async-parallel in the pipeline, or a schedule with tile_using_forall)
-ended. The schedules are read from /tmp/mqss-schedules, where the search
+"""Summary of runs/parallel42/search/*.json and runs/threads43/search/*.json:
+per module, the confirmed speedup of the winner over the reference and
+whether the winner is threaded, the fastest candidate with and without
+threads (one measurement each), and how the threaded candidates
+(async-parallel or omp-parallel's convert-scf-to-openmp in the pipeline, or
+a schedule with tile_using_forall) ended. The schedules are read from /tmp/mqss-schedules, where the search
 wrote them.  usage: summarise.py SEARCH_DIR"""
 import glob
 import json
@@ -13,7 +14,7 @@ import sys
 
 
 def threaded(p):
-    if 'async-parallel' in p:
+    if 'async-parallel' in p or 'convert-scf-to-openmp' in p:
         return True
     for path in re.findall(r'transform-library-paths=([^}]+)', p):
         try:
@@ -24,7 +25,7 @@ def threaded(p):
     return False
 
 
-print("module\tconfirmed\tbest threaded\tbest other\tthreaded ok/all\tthreaded failures")
+print("module\tconfirmed\twinner threaded\tbest threaded\tbest other\tthreaded ok/all\tthreaded failures")
 for f in sorted(glob.glob(os.path.join(sys.argv[1], '*.json'))):
     d = json.load(open(f))
     ref = d['trace'][0]['run_ms']
@@ -38,5 +39,7 @@ for f in sorted(glob.glob(os.path.join(sys.argv[1], '*.json'))):
             best[th] = max(best[th], ref / t['run_ms'])
         elif th:
             fails[t['status']] = fails.get(t['status'], 0) + 1
+    win = d.get('winner_pipeline') or ''
     print(f"{os.path.basename(f)[:-5]}\t{d.get('confirmed_speedup') or 1:.2f}x\t"
+          f"{'yes' if threaded(win) else 'no'}\t"
           f"{best[True]:.2f}x\t{best[False]:.2f}x\t{ok_thr}/{n_thr}\t{fails or '-'}")

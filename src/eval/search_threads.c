@@ -64,6 +64,9 @@ mqss_status search_threads(search_ctx *c, const mqss_decision *seq, int n) {
   const mqss_action *a = mqss_catalog_action(c->catalog, s.action);
   if (!a || a->n_params < 2 || s.cap < 1 || !search_budget_left(c))
     return MQSS_OK;
+  for (int i = 0; i < n; i++)
+    if (seq[i].action == s.action)
+      return MQSS_OK; // threaded already: its ops may not be split again
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   const char *tiles = cores > 4 ? "8" : cores > 2 ? "4" : "2";
   for (int t = 0; t < 2; t++) {

@@ -57,10 +57,10 @@ static const struct finish_step {
     // then does canonicalization drop the copy onto itself. Kept, it is a
     // generic strided copy of the op's whole output (pooling_512 in two row
     // tiles on the threads: 1.03x the untiled module's time with the
-    // copies, 0.66x without). The last canonicalization inlines the
-    // memref.alloca_scope that convert-scf-to-openmp wraps around each
-    // loop body (a scope without allocations), whose region the lowering
-    // of scf below would split into blocks its own lowering cannot take.
+    // copies, 0.66x without). The last canonicalization removes most of
+    // the memref.alloca_scope ops that convert-scf-to-openmp wraps around
+    // each loop body (allocations of constant size move to the thread's
+    // region); mqss-expand-alloca-scopes below takes the others.
     {"scf.forall", "func.func(canonicalize{region-simplify=disabled},cse,"
      "canonicalize{region-simplify=disabled},"
      "scf-forall-to-parallel,mqss-flat-outer-parallel),convert-scf-to-openmp,"
@@ -90,8 +90,9 @@ static const struct finish_step {
     // lowering of their own.
     {"arith.ceildivsi arith.ceildivui arith.floordivsi",
      "func.func(arith-expand)", NULL, false},
-    // async.execute and friends (from async-parallel-for): coroutines over
-    // MLIR's async runtime library, before the loops they hold are lowered.
+    // async.execute and friends (a module's own, or async-parallel-for's):
+    // coroutines over MLIR's async runtime library, before the loops they
+    // hold are lowered. The thread actions use OpenMP instead (above).
     {"async", "async-to-async-runtime,async-runtime-ref-counting,"
               "async-runtime-ref-counting-opt,convert-async-to-llvm", NULL, false},
     {"memref", "expand-strided-metadata", NULL, false},
@@ -192,10 +193,9 @@ static MlirOperation find_op(mqss_module *m, const char *triggers) {
 }
 
 // First op that is neither LLVM dialect, nor OpenMP (translated to LLVM IR
-// with the LLVM dialect, after the omp row below), nor the top-level
-// module. Casts
-// left by a partial conversion are only symptoms: the culprit is the op
-// that was not converted, so a cast is kept only as the fallback.
+// with the LLVM dialect, after the omp row above), nor the top-level
+// module. Casts left by a partial conversion are only symptoms: the culprit
+// is the op that was not converted, so a cast is kept only as the fallback.
 struct unlowered {
   MlirOperation op;   // first op that is not a cast
   MlirOperation cast; // first builtin.unrealized_conversion_cast
