@@ -5,7 +5,11 @@
 // own steps then work inside. Heavy ops are the action's named kinds
 // (convolutions, poolings, matmuls), not linalg.generic: elementwise and
 // row-wise generics are bound by memory, and a split generic no longer
-// fuses with its neighbours. Each op is split into as many tiles as there
+// fuses with its neighbours; nor ops of fewer than SPLIT_MIN_WORK loop
+// iterations, which run in a few microseconds, about what handing a loop
+// to the threads costs (2 us, bench/fork_cost.sh): split, the 32x48x16
+// matmul of examples/matmul_tensor_f32.mlir (0.5 us) ran 6x slower.
+// Each op is split into as many tiles as there
 // are cores (2, 4 or 8), along its first parallel loop of extent 2 or more;
 // OpenMP then runs one run of tiles per thread. Random sequences and the
 // policy (trained before the action existed) seldom put a split in front
@@ -19,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+enum { SPLIT_MIN_WORK = 1 << 17 };
 
 struct split {
   const search_ctx *c;
@@ -45,7 +51,10 @@ static bool add_split(MlirOperation op, void *user) {
   if (!id || s->n >= s->cap ||
       (name.length == 14 && !memcmp(name.data, "linalg.generic", 14)))
     return true;
-  for (int k = 0; k < 2 && k < rank; k++) {
+  double work = 1;
+  for (int k = 0; k < rank; k++)
+    work *= (double)ext[k];
+  for (int k = 0; k < 2 && k < rank && work >= SPLIT_MIN_WORK; k++) {
     if (ext[k] < 2 || linalg_loop_is_reduction(op, k))
       continue;
     mqss_decision d = {.action = s->action, .op = id};
