@@ -1,7 +1,7 @@
-// MLIR's async runtime (libmlir_async_runtime) for threaded programs: the
-// code of the async-parallel and parallel-tile actions hands blocks of
-// iterations to a pool of worker threads, one per hardware thread, that the
-// runtime creates on first use. In a sandbox child, before the JIT, for a
+// MLIR's async runtime (libmlir_async_runtime) for programs with their own
+// async code (async.execute, async-parallel-for; the thread actions use
+// OpenMP, omp_pool.c): it hands tasks to a pool of worker threads, one per
+// hardware thread, that the runtime creates on first use. In a sandbox child, before the JIT, for a
 // lowered module that calls the runtime:
 //   - the library is loaded into the process, where the JIT finds its
 //     symbols. It is not given to the ExecutionEngine: the engine calls the

@@ -5,8 +5,8 @@
 // kept (the captured standard output and error, the result pipe, the
 // reference blob); it can no longer open or create files, run programs,
 // create processes or threads, use sockets, trace or signal other processes.
-// Threads that exist already (the async runtime's workers, async_pool.c)
-// get the same filter.
+// Threads that exist already (libomp's team, omp_pool.c; the async
+// runtime's workers, async_pool.c) get the same filter.
 // A blocked call raises SIGSYS (SECCOMP_RET_TRAP); the handler reports the
 // call's number on the result pipe and ends the child. It is not the sandbox
 // itself (sandbox.c) and knows nothing about MLIR. docs/MEASURE.md,
