@@ -74,19 +74,8 @@ mqss_status search_policy(search_ctx *c) {
     st = search_try(c, "prior", o->prior,
                       o->n_prior < search_cap(c) ? o->n_prior : search_cap(c),
                       &measured);
-  if (st == MQSS_OK) {
-    // The thread variant of the best so far (the prior or the reference).
-    const mqss_search_eval *b = &c->out->trace[c->out->best_index];
-    int n = b->n_decisions < search_cap(c) ? b->n_decisions : search_cap(c);
-    mqss_decision *seq = calloc((size_t)(n > 0 ? n : 1), sizeof *seq);
-    if (!seq)
-      return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
-                  "search: out of memory");
-    if (n > 0)
-      memcpy(seq, b->decisions, (size_t)n * sizeof *seq);
-    st = search_threads(c, seq, n);
-    free(seq);
-  }
+  if (st == MQSS_OK)
+    st = search_threads(c); // of the best so far: the prior or the reference
   if (st == MQSS_OK)
     st = proposals(c);
   if (st != MQSS_OK || !o->explore || !search_budget_left(c))

@@ -67,14 +67,17 @@ static bool add_split(MlirOperation op, void *user) {
   return true;
 }
 
-mqss_status search_threads(search_ctx *c, const mqss_decision *seq, int n) {
+mqss_status search_threads(search_ctx *c) {
+  // The best so far; the trace stays put until search_try below.
+  const mqss_search_eval *best = &c->out->trace[c->out->best_index];
+  int n = best->n_decisions < search_cap(c) ? best->n_decisions : search_cap(c);
   struct split s = {c, NULL, mqss_catalog_find(c->catalog, "parallel-tile"),
                     NULL, 0, search_cap(c) - n, {0}, {0}};
   const mqss_action *a = mqss_catalog_action(c->catalog, s.action);
   if (!a || a->n_params < 2 || s.cap < 1 || !search_budget_left(c))
     return MQSS_OK;
   for (int i = 0; i < n; i++)
-    if (seq[i].action == s.action)
+    if (best->decisions[i].action == s.action)
       return MQSS_OK; // threaded already: its ops may not be split again
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   const char *tiles = cores > 4 ? "8" : cores > 2 ? "4" : "2";
@@ -100,7 +103,8 @@ mqss_status search_threads(search_ctx *c, const mqss_decision *seq, int n) {
                   add_split, &s);
   mqss_status st = MQSS_OK;
   if (s.n > 0) {
-    memcpy(s.d + s.n, seq, (size_t)n * sizeof *s.d);
+    if (n > 0)
+      memcpy(s.d + s.n, best->decisions, (size_t)n * sizeof *s.d);
     bool measured;
     st = search_try(c, "threads", s.d, s.n + n, &measured);
   }

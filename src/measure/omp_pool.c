@@ -8,7 +8,7 @@
 //     (confine.c), so one empty parallel region runs first. libomp keeps
 //     the team between regions (its threads spin for a while after each,
 //     then sleep), so the program's regions only hand work over: about
-//     2 us a region on this VM, against 40 us for MLIR's async runtime
+//     1.9 us a region on this VM, against 47 us for MLIR's async runtime
 //     (docs/MEASURE.md, "Threads").
 // libomp's hidden helper threads (for target tasks) are switched off: they
 // would be created on first use, after confinement.
