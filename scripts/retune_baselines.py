@@ -35,7 +35,8 @@ measurement is appended to OUT/progress.jsonl, and a second run with the
 same OUT (and settings) skips them; a torn last line is dropped.
 
 usage: retune_baselines.py MQSS CORPUS_DIR OUT_DIR
-  env: BUDGET (24), MODULES (3), PAIRS (10), MIN_GAIN (0.02), FAMILIES (all),
+  env: BUDGET (24; 0: no search, only the current entry and EXTRA's
+       candidates), MODULES (3), PAIRS (10), MIN_GAIN (0.02), FAMILIES (all),
        TIMEOUT_MS (300000: per measurement, as `mqss baseline`; tile-32 on
        attention JIT-compiles for over 30 s, mqss's default),
        EXTRA (a file of "family<TAB>pipeline" lines: more candidates, e.g.
@@ -261,7 +262,7 @@ def main():
             continue
         paths = spread(paths, MODULES)
         cands = {current.get(fam, "")} | extra.get(fam, set())
-        for p in paths:
+        for p in paths if BUDGET > 0 else []:
             for method in ("greedy", "random"):
                 key = f"search\t{p}\t{method}\t{BUDGET}\t{PAIRS}"
                 cands.add(remembered(done, key, lambda: search(p, method)))

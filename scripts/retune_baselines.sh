@@ -8,7 +8,7 @@
 # machine, then review and copy the candidate over data/baselines.yaml.
 #
 # usage: scripts/retune_baselines.sh [CORPUS_DIR] [OUT_DIR] [BUILD_DIR]
-#   env: BUDGET (24), MODULES (3 per family), PAIRS (10), MIN_GAIN (0.02),
+#   env: BUDGET (24; 0: no search), MODULES (3 per family), PAIRS (10), MIN_GAIN (0.02),
 #        FAMILIES (comma-separated; default all)
 set -eu
 root=$(cd "$(dirname "$0")/.." && pwd)
