@@ -70,9 +70,9 @@ def main():
     with open(os.path.join(ROOT, "data", "baselines.yaml")) as f:
         entries = {k: (v or {}).get("pipeline", "")
                    for k, v in yaml.safe_load(f)["families"].items()}
+    # candidates are measured as they are written: schedule paths absolute
     data = os.path.join(ROOT, "data")
-    entries = {k: LIBRARY.sub(lambda m: m.group(1) + (m.group(2) if m.group(2).startswith("/")
-                                                      else os.path.join(data, m.group(2))), v)
+    entries = {k: LIBRARY.sub(lambda m: m.group(1) + os.path.join(data, m.group(2)), v)
                for k, v in entries.items()}
     heavy_module = {}
     with open(os.path.join(corpus, "train.tsv")) as f:
@@ -81,8 +81,10 @@ def main():
                 continue
             path, fam = line.split("\t")[:2]
             path = os.path.join(corpus, path)
-            if fam not in heavy_module and HEAVY_RE.search(open(path).read()):
-                heavy_module[fam] = path
+            if fam not in heavy_module:
+                with open(path) as m:
+                    if HEAVY_RE.search(m.read()):
+                        heavy_module[fam] = path
     rows = []
     for fam, pipe in sorted(entries.items()):
         rows.append((fam, join(inner(pipe), omp)))

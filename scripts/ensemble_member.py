@@ -23,7 +23,7 @@ def fnv1a64(data):
 
 def main():
     if len(sys.argv) != 4:
-        sys.exit(__doc__.strip().splitlines()[3])
+        sys.exit(next(l for l in __doc__.splitlines() if l.startswith("usage:")))
     src, k, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     blob = open(src, "rb").read()
     n = struct.unpack("<Q", blob[:8])[0]
@@ -32,15 +32,14 @@ def main():
     members = int(meta.pop("members", "1"))
     if not 0 <= k < members:
         sys.exit(f"{src}: has {members} member(s); K must be in [0, {members - 1}]")
-    prefix = f"member{k}." if k else ""
+    prefix = f"member{k}."
     data = blob[8 + n:]
     picked = {}
     for name, t in header.items():
-        plain = name[len(prefix):] if prefix and name.startswith(prefix) else None
-        if k == 0 and not name.startswith("member"):
-            plain = name
-        if plain is not None:
-            picked[plain] = t
+        if k and name.startswith(prefix):
+            picked[name[len(prefix):]] = t
+        elif not k and not name.startswith("member"):
+            picked[name] = t
     body = bytearray()
     new_header = {}
     for name in sorted(picked, key=lambda s: picked[s]["data_offsets"][0]):
