@@ -585,6 +585,10 @@ typedef struct {
   /// scope (constant bounds needed); MLIR 19's super-vectorizer writes the
   /// last vector past the loop's range otherwise. NULL when none.
   const char *refuse_unless_divides;
+  /// Schedule actions: nonzero when a decision always addresses every op
+  /// of the action's kinds at once (catalog key `kind_wide: true`), never
+  /// one focus op with its repeats.
+  int kind_wide;
 } mqss_action;
 
 /// A loaded action catalog. Immutable once loaded, so it may be shared by

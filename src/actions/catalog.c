@@ -487,7 +487,8 @@ static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
                                      "forbids", "needs", "produces", "params",
                                      "stop", "schedule", "ops", "avoids",
                                      "recipe", "refuse_if", "refuse_while",
-                                     "refuse_unless_divides", NULL};
+                                     "refuse_unless_divides", "kind_wide",
+                                     NULL};
   if (n->type != YAML_MAPPING_NODE)
     return bad(L, n, "an action is a mapping {name, pipeline, anchor, ...}");
   mqss_status st = check_keys(L, n, keys, "an action");
@@ -595,6 +596,11 @@ static mqss_status load_action(loader *L, yaml_node_t *n, mqss_action *a) {
     if (a->params[i].kind == MQSS_PARAM_DIVISOR)
       return bad(L, ps, "action '%s': divisor parameters are for schedule "
                  "actions", name);
+  const char *wide = scalar(get(L, n, "kind_wide"));
+  a->kind_wide = wide && !strcmp(wide, "true");
+  if (wide && (!schedule || (!a->kind_wide && strcmp(wide, "false"))))
+    return bad(L, get(L, n, "kind_wide"), "action '%s': kind_wide is true "
+               "or false, and for schedule actions only", name);
   return schedule ? load_schedule(L, n, a) : check_slots(L, n, a);
 }
 
@@ -655,6 +661,8 @@ static bool catalog_hash(mqss_catalog *c) {
     }
     for (int k = 0; k < a->n_ops; k++)
       hash_str(&h, a->ops[k]);
+    if (a->kind_wide) // per-op actions hash as before the key existed
+      hash_str(&h, "kind_wide");
     c->prefix_hash[i + 1] = h;
   }
   c->hash = h;

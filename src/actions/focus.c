@@ -10,7 +10,8 @@
 // step does, if each has sizes that fit; else, and when no size fits the
 // focus, the heaviest op of its kinds that its sizes fit (its repeats then
 // take the others they fit), so that an op no size fits (a 10-class head's
-// matmul under tiles of 8-64) does not block the action on the others.
+// matmul under tiles of 8-64) does not block the action on the others. A
+// kind_wide action always addresses every op of its kinds.
 // Every caller (mask, environment, selection, explanation, search) decides
 // through focus_target. It tags nothing: the module is tagged when it
 // first meets a schedule (linalg_tag_once).
@@ -99,7 +100,7 @@ int64_t focus_target(MlirOperation scope, const mqss_action *a,
                      linalg_focus *hit) {
   linalg_focus none = {0}, *h = hit ? hit : &none;
   *h = *f;
-  if (!a || !a->n_steps || !f->tag)
+  if (!a || !a->n_steps || !f->tag || a->kind_wide)
     return 0;
   bool of_kind = false;
   for (int i = 0; i < a->n_ops; i++)

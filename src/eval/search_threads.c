@@ -1,21 +1,20 @@
-// The thread variant of a sequence (the policy-guided search,
-// search_policy.c): the sequence with each heavy linalg op of the module
-// split onto threads first, one parallel-tile decision per op (data/
-// catalog.yaml, docs/SCHEDULES.md "Threads"), whose forall the sequence's
+// The thread variants of a sequence (the policy-guided search,
+// search_policy.c): the sequence with the module's heavy linalg ops split
+// onto threads first, by one kind-wide parallel-tile-named decision (data/
+// catalog.yaml, docs/SCHEDULES.md "Threads"), whose foralls the sequence's
 // own steps then work inside. Heavy ops are the action's named kinds
 // (convolutions, poolings, matmuls), not linalg.generic: elementwise and
 // row-wise generics are bound by memory, and a split generic no longer
-// fuses with its neighbours; nor ops of fewer than SPLIT_MIN_WORK loop
-// iterations, which run in a few microseconds, about what handing a loop
-// to the threads costs (2 us, bench/fork_cost.sh): split, the 32x48x16
-// matmul of examples/matmul_tensor_f32.mlir (0.5 us) ran 6x slower.
-// Each op is split into as many tiles as there
-// are cores (2, 4 or 8), along its first parallel loop of extent 2 or more;
-// OpenMP then runs one run of tiles per thread. Random sequences and the
-// policy (trained before the action existed) seldom put a split in front
-// of a vector schedule, which is where it pays: over the hold-out a split
-// of every heavy op in front of the shipped policy's pipeline ran 1.26x
-// faster on 33 modules (bench/forall_headroom.py).
+// fuses with its neighbours. A module whose heaviest such op has fewer than
+// SPLIT_MIN_WORK loop iterations gets no variant: such an op runs in a few
+// microseconds, about what handing a loop to the threads costs (2 us,
+// bench/fork_cost.sh); split, the 32x48x16 matmul of examples/
+// matmul_tensor_f32.mlir (0.5 us) ran 6x slower. The variants, as the
+// family baselines add threads (docs/CORPUS.md, "Threads"): every op split
+// into as many tiles as there are cores (2, 4 or 8) along its first loop,
+// then along its second, each admitted by the mask like any decision. One
+// decision, so a cloned policy learns a threaded recipe as the recipe and
+// one step.
 #include "eval/search.h"
 #include "actions/linalg_ops.h"
 
@@ -26,15 +25,6 @@
 
 enum { SPLIT_MIN_WORK = 1 << 17 };
 
-struct split {
-  const search_ctx *c;
-  const mqss_module *tagged; // a tagged copy of the module
-  int action;       // parallel-tile
-  mqss_decision *d; // out: one decision per op, up to cap
-  int n, cap;
-  float one[2], many[2]; // raw values of T0, T1 for 1 tile and for `tiles`
-};
-
 // The raw value in [-1, 1] at the middle of choice `value`'s bin, or NAN.
 static float choice_u(const mqss_param *p, const char *value) {
   for (int v = 0; v < p->n_values; v++)
@@ -43,72 +33,71 @@ static float choice_u(const mqss_param *p, const char *value) {
   return NAN;
 }
 
-static bool add_split(MlirOperation op, void *user) {
-  struct split *s = user;
-  MlirStringRef name = mlirIdentifierStr(mlirOperationGetName(op));
-  int64_t ext[LINALG_MAX_RANK], id = linalg_op_tag(op);
+static bool heavy_enough(MlirOperation op, void *user) {
+  int64_t ext[LINALG_MAX_RANK];
   int rank = linalg_loop_extents(op, ext);
-  if (!id || s->n >= s->cap ||
-      (name.length == 14 && !memcmp(name.data, "linalg.generic", 14)))
-    return true;
   double work = 1;
   for (int k = 0; k < rank; k++)
     work *= (double)ext[k];
-  for (int k = 0; k < 2 && k < rank && work >= SPLIT_MIN_WORK; k++) {
-    if (ext[k] < 2 || linalg_loop_is_reduction(op, k))
-      continue;
-    mqss_decision d = {.action = s->action, .op = id};
-    for (int t = 0; t < 2; t++)
-      d.u[t] = t == k ? s->many[t] : s->one[t];
-    if (search_admits(s->c, s->tagged, &d))
-      s->d[s->n++] = d;
-    break;
-  }
+  *(bool *)user |= work >= SPLIT_MIN_WORK;
   return true;
 }
 
-mqss_status search_threads(search_ctx *c) {
-  // The best so far; the trace stays put until search_try below.
-  const mqss_search_eval *best = &c->out->trace[c->out->best_index];
-  int n = best->n_decisions < search_cap(c) ? best->n_decisions : search_cap(c);
-  struct split s = {c, NULL, mqss_catalog_find(c->catalog, "parallel-tile"),
-                    NULL, 0, search_cap(c) - n, {0}, {0}};
-  const mqss_action *a = mqss_catalog_action(c->catalog, s.action);
-  if (!a || a->n_params < 2 || s.cap < 1 || !search_budget_left(c))
+// Measures split + seq[0..n) if the mask admits the split.
+static mqss_status try_variant(search_ctx *c, const mqss_module *tagged,
+                               const mqss_decision *split,
+                               const mqss_decision *seq, int n,
+                               mqss_decision *buf) {
+  if (!search_admits(c, tagged, split) || n + 1 > search_cap(c))
     return MQSS_OK;
-  for (int i = 0; i < n; i++)
-    if (best->decisions[i].action == s.action)
-      return MQSS_OK; // threaded already: its ops may not be split again
+  buf[0] = *split;
+  memcpy(buf + 1, seq, (size_t)n * sizeof *buf);
+  bool measured;
+  return search_try(c, "threads", buf, n + 1, &measured);
+}
+
+mqss_status search_threads(search_ctx *c) {
+  int action = mqss_catalog_find(c->catalog, "parallel-tile-named");
+  const mqss_action *a = mqss_catalog_action(c->catalog, action);
+  if (!a || a->n_params != 2 || !search_budget_left(c))
+    return MQSS_OK;
   long cores = sysconf(_SC_NPROCESSORS_ONLN);
   const char *tiles = cores > 4 ? "8" : cores > 2 ? "4" : "2";
-  for (int t = 0; t < 2; t++) {
-    s.one[t] = choice_u(&a->params[t], "1");
-    s.many[t] = choice_u(&a->params[t], tiles);
-    if (isnan(s.one[t]) || isnan(s.many[t]))
-      return MQSS_OK;
-  }
+  mqss_decision split[2] = {{.action = action}, {.action = action}};
+  for (int k = 0; k < 2; k++)
+    for (int t = 0; t < 2; t++) {
+      split[k].u[t] = choice_u(&a->params[t], t == k ? tiles : "1");
+      if (isnan(split[k].u[t]))
+        return MQSS_OK;
+    }
+  // The best so far, copied: the trace moves as evaluations are added.
+  const mqss_search_eval *best = &c->out->trace[c->out->best_index];
+  int n = best->n_decisions;
+  for (int i = 0; i < n; i++)
+    if (best->decisions[i].action == action)
+      return MQSS_OK; // threaded already: its ops may not be split again
   // Decisions address ops by their tags, which the module gets as a
   // schedule first meets it (linalg_tag_once): the same on a copy.
   mqss_module *tagged = mqss_module_clone(c->module);
-  s.d = calloc((size_t)search_cap(c), sizeof *s.d);
-  if (!tagged || !s.d) {
+  mqss_decision *seq = calloc((size_t)n + 1, sizeof *seq);
+  mqss_decision *buf = calloc((size_t)n + 2, sizeof *buf);
+  if (!tagged || !seq || !buf) {
     mqss_module_destroy(tagged);
-    free(s.d);
+    free(seq);
+    free(buf);
     return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
                 "search: out of memory");
   }
+  memcpy(seq, best->decisions, (size_t)n * sizeof *seq);
   linalg_tag_once(mlirModuleGetOperation(tagged->mod));
-  s.tagged = tagged;
+  bool heavy = false;
   linalg_for_each(mlirModuleGetOperation(tagged->mod), a->ops, a->n_ops, 0,
-                  add_split, &s);
+                  heavy_enough, &heavy);
   mqss_status st = MQSS_OK;
-  if (s.n > 0) {
-    if (n > 0)
-      memcpy(s.d + s.n, best->decisions, (size_t)n * sizeof *s.d);
-    bool measured;
-    st = search_try(c, "threads", s.d, s.n + n, &measured);
-  }
+  for (int k = 0; heavy && st == MQSS_OK && k < 2 && search_budget_left(c); k++)
+    st = try_variant(c, tagged, &split[k], seq, n, buf);
   mqss_module_destroy(tagged);
-  free(s.d);
+  free(seq);
+  free(buf);
   return st;
 }

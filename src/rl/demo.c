@@ -1,14 +1,15 @@
 // Pipeline text -> catalog decisions (demo.h). A pipeline is split at its
 // top-level commas; each piece, anchored as the catalog anchors its actions
 // ("func.func(P)" or "builtin.module(P)"), must be the text some decision
-// prints. A schedule action prints a preload of its transform script and an
-// interpreter call: the pair is matched on the script, whose file the
-// pipeline names (the entry point is the file's name). Parameters are found
-// by coordinate ascent towards the wanted text's tokens; only a decision
-// that prints the text matches, and for a schedule, one whose script is the
-// file's (an earlier build's file may lack
-// lines this build adds, such as annotations: every line of the file must
-// be in the decision's script, in order).
+// prints (a piece no decision prints may begin a module action of several
+// pieces, such as omp-parallel). A schedule action prints a preload of its
+// transform script and an interpreter call: the pair is matched on the
+// script, whose file the pipeline names (the entry point is the file's
+// name). Parameters are found by coordinate ascent towards the wanted
+// text's tokens; only a decision that prints the text matches, and for a
+// schedule, one whose script is the file's (an earlier build's file may
+// lack lines this build adds, such as annotations: every line of the file
+// must be in the decision's script, in order).
 #include "rl/demo.h"
 #include "actions/linalg_ops.h"
 #include "actions/schedule.h"
@@ -24,6 +25,8 @@ typedef struct {
   const mqss_catalog *c;
   demo *dm;
   const char *anchor;  // of the pieces being split
+  const char *end;     // of the module's pieces
+  int skip;            // pieces an action of several pieces has taken
   char library[4096];  // directory of the last preloaded schedule ("" none)
 } parser;
 
@@ -291,18 +294,63 @@ static int add_schedule(parser *ps, const char *p, size_t n) {
   return 1;
 }
 
+// Top-level pieces in a pipeline text (its top-level commas, plus one).
+static int count_pieces(const char *text) {
+  int depth = 0, n = 1;
+  for (const char *q = text; *q; q++) {
+    depth += (*q == '(' || *q == '{') - (*q == ')' || *q == '}');
+    n += *q == ',' && depth == 0;
+  }
+  return n;
+}
+
+// A module action whose text is several top-level pieces (omp-parallel:
+// func.func(...),convert-scf-to-openmp,func.func(...)) starting at p, as
+// one decision: the number of pieces it takes, 0 when none matches.
+static int add_several(parser *ps, const char *p) {
+  for (int a = 0; a < mqss_catalog_size(ps->c); a++) {
+    const mqss_action *act = mqss_catalog_action(ps->c, a);
+    if (act->is_stop || act->n_steps || strcmp(act->anchor, "builtin.module"))
+      continue;
+    int pieces = count_pieces(act->pipeline);
+    size_t k = strcspn(act->pipeline, "$");
+    if (pieces < 2 || act->pipeline[k] || (size_t)(ps->end - p) < k ||
+        strncmp(p, act->pipeline, k) || (p + k != ps->end && p[k] != ','))
+      continue;
+    strbuf want = {0};
+    sb_printf(&want, "builtin.module(%s)", act->pipeline);
+    mqss_decision d;
+    bool ok = want.data && match_action(ps->c, a, want.data, &d);
+    sb_free(&want);
+    if (ok)
+      return push(ps, &d) ? -1 : pieces;
+  }
+  return 0;
+}
+
+// One piece as the decisions it prints; a piece that no decision prints
+// may be the start of a module action of several pieces.
 static int add_piece(void *ctx, const char *p, size_t n) {
   parser *ps = ctx;
+  if (ps->skip > 0) {
+    ps->skip--;
+    return 0;
+  }
+  int kept = ps->dm->n, r;
   const char *fn = "func.func(";
   if (has_wrapper(p, n, fn)) {
     ps->anchor = "func.func";
-    return split_top(p + strlen(fn), n - strlen(fn) - 1, add_step, ps);
+    r = split_top(p + strlen(fn), n - strlen(fn) - 1, add_step, ps);
+  } else if ((r = add_schedule(ps, p, n)) > 0) {
+    ps->anchor = "builtin.module";
+    r = add_step(ps, p, n);
   }
-  int r = add_schedule(ps, p, n);
-  if (r <= 0)
-    return r;
-  ps->anchor = "builtin.module";
-  return add_step(ps, p, n);
+  if (r == 0)
+    return 0;
+  ps->dm->n = kept;
+  int several = add_several(ps, p);
+  ps->skip = several > 0 ? several - 1 : 0;
+  return several > 0 ? 0 : -1;
 }
 
 int demo_of(const mqss_catalog *c, const char *pipeline, demo *dm) {
@@ -310,9 +358,12 @@ int demo_of(const mqss_catalog *c, const char *pipeline, demo *dm) {
   parser ps = {.c = c, .dm = dm};
   const char *wrap = "builtin.module(";
   size_t n = strlen(pipeline);
-  if (has_wrapper(pipeline, n, wrap))
+  ps.end = pipeline + n;
+  if (has_wrapper(pipeline, n, wrap)) {
+    ps.end--;
     return split_top(pipeline + strlen(wrap), n - strlen(wrap) - 1, add_piece,
                      &ps);
+  }
   return split_top(pipeline, n, add_piece, &ps);
 }
 

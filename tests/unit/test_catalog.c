@@ -308,6 +308,15 @@ static void test_errors_name_location(void **state) {
                "kind: choice, values: [2, x]}\n",
                "test_catalog_bad.yaml:3:5", "F value 'x' is not a positive "
                "integer");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    pipeline: cse\n"
+               "    kind_wide: true\n",
+               "test_catalog_bad.yaml:5:16", "kind_wide is true or false, "
+               "and for schedule actions only");
+  expect_error(s,
+               "version: 1\nactions:\n  - name: a\n    schedule: [forall]\n"
+               "    ops: [linalg.matmul]\n    kind_wide: yes\n",
+               "test_catalog_bad.yaml:6:16", "kind_wide is true or false");
   mqss_catalog *c = NULL;
   assert_int_equal(mqss_catalog_load(s, "/no/such/catalog.yaml", &c),
                    MQSS_ERR_IO);
@@ -322,8 +331,8 @@ static mqss_catalog *load_text(mqss_session *s, const char *yaml) {
   return c;
 }
 
-// The catalog hash covers schedule steps, op kinds, divisor dimensions and
-// levels;
+// The catalog hash covers schedule steps, op kinds, divisor dimensions,
+// levels and kind_wide;
 // each prefix of the catalog has its own hash (policies trained on it load).
 static void test_schedule_hash(void **state) {
   mqss_session *s = *state;
@@ -346,6 +355,9 @@ static void test_schedule_hash(void **state) {
       "version: 1\nactions:\n  - name: a\n    schedule: [tile, tile]\n"
       "    ops: [linalg.matmul]\n    params:\n      - {name: T, kind: "
       "divisor, dim: -2, values: [4, 8]}\n",
+      "version: 1\nactions:\n  - name: a\n    schedule: [tile, tile]\n"
+      "    ops: [linalg.matmul]\n    kind_wide: true\n    params:\n"
+      "      - {name: T, kind: divisor, dim: -2, values: [4, 8]}\n",
   };
   enum { N_TEXTS = sizeof texts / sizeof *texts };
   uint64_t h[N_TEXTS];
@@ -356,6 +368,7 @@ static void test_schedule_hash(void **state) {
                         i == 1   ? "schedule(register-tile)"
                         : i >= 4 ? "schedule(tile,tile)"
                                  : "schedule(tile)");
+    assert_int_equal(mqss_catalog_action(c, 0)->kind_wide, i == 6);
     mqss_catalog_destroy(c);
     for (int j = 0; j < i; j++)
       assert_true(h[i] != h[j]);

@@ -46,8 +46,9 @@ static int teardown(void **state) {
 }
 
 static const char *const families[] = {
-    "attention", "cnn",     "depthwise", "layernorm",   "matmul_chain",
-    "mlp",       "poly_blas3", "pooling", "softmax",    "transformer"};
+    "attention", "cnn",        "conv2d",  "depthwise", "layernorm",
+    "matmul_chain", "mlp",     "poly_blas3", "pooling", "resblock",
+    "softmax",   "transformer"};
 
 // Every family with a pipeline decodes; a schedule becomes one decision.
 static void test_every_baseline_decodes(void **state) {
@@ -62,10 +63,17 @@ static void test_every_baseline_decodes(void **state) {
     int interpreters = 0;
     for (const char *q = p; (q = strstr(q, "transform-interpreter")); q++)
       interpreters++;
-    int schedules = 0;
-    for (int i = 0; i < dm.n; i++)
-      schedules += mqss_catalog_action(f->c, dm.d[i].action)->n_steps > 0;
+    int omp = 0; // omp-parallel's three pieces are one decision
+    for (const char *q = p; (q = strstr(q, "convert-scf-to-openmp")); q++)
+      omp++;
+    int schedules = 0, omp_decisions = 0;
+    for (int i = 0; i < dm.n; i++) {
+      const mqss_action *a = mqss_catalog_action(f->c, dm.d[i].action);
+      schedules += a->n_steps > 0;
+      omp_decisions += !strcmp(a->name, "omp-parallel");
+    }
     assert_int_equal(schedules, interpreters);
+    assert_int_equal(omp_decisions, omp);
     assert_true(dm.n >= interpreters);
   }
 }
@@ -270,14 +278,22 @@ static void test_kind_wide_step_becomes_per_op(void **state) {
 // does not decode.
 static void test_foreign_script_does_not_decode(void **state) {
   fixture *f = *state;
-  const char *mlp = mqss_baselines_pipeline(f->b, "mlp");
-  const char *entry = strstr(mlp, "entry-point=");
-  assert_non_null(entry);
-  entry += strlen("entry-point=");
-  char name[64];
-  snprintf(name, sizeof name, "%.*s", (int)strcspn(entry, "})"), entry);
-  char src[4096], dir[] = "/tmp/mqss_demo_XXXXXX", dst[4200];
-  snprintf(src, sizeof src, MQSS_SOURCE_DIR "/data/schedules/%s.mlir", name);
+  // mlp's first script that tiles (its split in front does not)
+  const char *entry = mqss_baselines_pipeline(f->b, "mlp");
+  char name[64], src[4096], dir[] = "/tmp/mqss_demo_XXXXXX", dst[4200];
+  for (;;) {
+    entry = strstr(entry, "entry-point=");
+    assert_non_null(entry);
+    entry += strlen("entry-point=");
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(entry, "})"), entry);
+    snprintf(src, sizeof src, MQSS_SOURCE_DIR "/data/schedules/%s.mlir", name);
+    strbuf script = {0};
+    assert_true(sb_read_file(&script, src));
+    bool tiles = strstr(script.data, "tile_sizes [") != NULL;
+    sb_free(&script);
+    if (tiles)
+      break;
+  }
   assert_non_null(mkdtemp(dir));
   snprintf(dst, sizeof dst, "%s/%s.mlir", dir, name);
   FILE *in = fopen(src, "r"), *out = fopen(dst, "w");
@@ -313,6 +329,38 @@ static void test_foreign_script_does_not_decode(void **state) {
   rmdir(dir);
 }
 
+// A kind_wide action (parallel-tile-named) addresses every op of its kinds
+// in one decision; parallel-tile addresses the focus op alone.
+static void test_kind_wide_split(void **state) {
+  fixture *f = *state;
+  static const char two_matmuls[] =
+      "func.func @f(%a: tensor<64x64xf32>, %b: tensor<64x64xf32>,\n"
+      "             %c: tensor<64x64xf32>) -> tensor<64x64xf32> {\n"
+      "  %x = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)\n"
+      "                     outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>\n"
+      "  %y = linalg.matmul ins(%x, %b : tensor<64x64xf32>, tensor<64x64xf32>)\n"
+      "                     outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>\n"
+      "  return %y : tensor<64x64xf32>\n"
+      "}\n";
+  const char *names[] = {"parallel-tile-named", "parallel-tile"};
+  for (int k = 0; k < 2; k++) {
+    mqss_module *m = NULL;
+    assert_int_equal(mqss_module_parse_string(f->s, two_matmuls,
+                                              sizeof two_matmuls - 1, "two.mlir", &m),
+                     MQSS_OK);
+    linalg_tag_once(mlirModuleGetOperation(m->mod));
+    mqss_decision d = {.action = mqss_catalog_find(f->c, names[k])};
+    assert_true(d.action >= 0);
+    d.op = decision_focus(m, f->c, &d);
+    assert_int_equal(d.op == 0, k == 0);
+    assert_int_equal(mqss_decision_apply(m, f->c, &d), MQSS_OK);
+    char *ir = mqss_module_to_string(m);
+    assert_int_equal(count(ir, "scf.forall ("), k == 0 ? 2 : 1);
+    free(ir);
+    mqss_module_destroy(m);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_baseline_decodes),
@@ -321,6 +369,7 @@ int main(void) {
       cmocka_unit_test(test_kind_wide_step_becomes_per_op),
       cmocka_unit_test(test_adapting_sizes),
       cmocka_unit_test(test_foreign_script_does_not_decode),
+      cmocka_unit_test(test_kind_wide_split),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
