@@ -2,7 +2,7 @@
 // and of any-time selection. Candidates come in this order, each measured
 // once like every search candidate (cache, sandbox, output check):
 //   1. the prior sequence (an earlier winner), so a search never loses it,
-//      then the thread variant of the best so far, the prior or the
+//      then the thread variants of the best so far, the prior or the
 //      reference (search_threads.c: its heavy ops split onto threads first);
 //   2. the policy's own proposals: its greedy choice (sizes fitted as the
 //      policy was trained), the same with its sizes fitted (fit_sizes: a
