@@ -88,7 +88,8 @@ mqss_status search_threads(search_ctx *c) {
     return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
                 "search: out of memory");
   }
-  memcpy(seq, best->decisions, (size_t)n * sizeof *seq);
+  if (n > 0) // the reference has no decisions (NULL)
+    memcpy(seq, best->decisions, (size_t)n * sizeof *seq);
   linalg_tag_once(mlirModuleGetOperation(tagged->mod));
   bool heavy = false;
   linalg_for_each(mlirModuleGetOperation(tagged->mod), a->ops, a->n_ops, 0,
