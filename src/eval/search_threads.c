@@ -43,19 +43,6 @@ static bool heavy_enough(MlirOperation op, void *user) {
   return true;
 }
 
-// Measures split + seq[0..n) if the mask admits the split.
-static mqss_status try_variant(search_ctx *c, const mqss_module *tagged,
-                               const mqss_decision *split,
-                               const mqss_decision *seq, int n,
-                               mqss_decision *buf) {
-  if (!search_admits(c, tagged, split) || n + 1 > search_cap(c))
-    return MQSS_OK;
-  buf[0] = *split;
-  memcpy(buf + 1, seq, (size_t)n * sizeof *buf);
-  bool measured;
-  return search_try(c, "threads", buf, n + 1, &measured);
-}
-
 mqss_status search_threads(search_ctx *c) {
   int action = mqss_catalog_find(c->catalog, "parallel-tile-named");
   const mqss_action *a = mqss_catalog_action(c->catalog, action);
@@ -70,7 +57,7 @@ mqss_status search_threads(search_ctx *c) {
       if (isnan(split[k].u[t]))
         return MQSS_OK;
     }
-  // The best so far, copied: the trace moves as evaluations are added.
+  // The best so far, copied below: the trace moves as evaluations are added.
   const mqss_search_eval *best = &c->out->trace[c->out->best_index];
   int n = best->n_decisions;
   for (int i = 0; i < n; i++)
@@ -79,26 +66,29 @@ mqss_status search_threads(search_ctx *c) {
   // Decisions address ops by their tags, which the module gets as a
   // schedule first meets it (linalg_tag_once): the same on a copy.
   mqss_module *tagged = mqss_module_clone(c->module);
-  mqss_decision *seq = calloc((size_t)n + 1, sizeof *seq);
-  mqss_decision *buf = calloc((size_t)n + 2, sizeof *buf);
-  if (!tagged || !seq || !buf) {
+  mqss_decision *buf = calloc((size_t)n + 1, sizeof *buf); // split + best
+  if (!tagged || !buf) {
     mqss_module_destroy(tagged);
-    free(seq);
     free(buf);
     return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
                 "search: out of memory");
   }
   if (n > 0) // the reference has no decisions (NULL)
-    memcpy(seq, best->decisions, (size_t)n * sizeof *seq);
+    memcpy(buf + 1, best->decisions, (size_t)n * sizeof *buf);
   linalg_tag_once(mlirModuleGetOperation(tagged->mod));
   bool heavy = false;
   linalg_for_each(mlirModuleGetOperation(tagged->mod), a->ops, a->n_ops, 0,
                   heavy_enough, &heavy);
   mqss_status st = MQSS_OK;
-  for (int k = 0; heavy && st == MQSS_OK && k < 2 && search_budget_left(c); k++)
-    st = try_variant(c, tagged, &split[k], seq, n, buf);
+  bool measured;
+  for (int k = 0; heavy && n + 1 <= search_cap(c) && st == MQSS_OK && k < 2 &&
+                  search_budget_left(c);
+       k++) {
+    buf[0] = split[k];
+    if (search_admits(c, tagged, &split[k])) // as the mask would
+      st = search_try(c, "threads", buf, n + 1, &measured);
+  }
   mqss_module_destroy(tagged);
-  free(seq);
   free(buf);
   return st;
 }

@@ -294,13 +294,17 @@ static int add_schedule(parser *ps, const char *p, size_t n) {
   return 1;
 }
 
-// Top-level pieces in a pipeline text (its top-level commas, plus one).
+static int count_piece(void *ctx, const char *p, size_t n) {
+  (void)p;
+  (void)n;
+  ++*(int *)ctx;
+  return 0;
+}
+
+// Top-level pieces in a pipeline text.
 static int count_pieces(const char *text) {
-  int depth = 0, n = 1;
-  for (const char *q = text; *q; q++) {
-    depth += (*q == '(' || *q == '{') - (*q == ')' || *q == '}');
-    n += *q == ',' && depth == 0;
-  }
+  int n = 0;
+  split_top(text, strlen(text), count_piece, &n);
   return n;
 }
 
