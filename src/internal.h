@@ -8,6 +8,7 @@
 #include <mlir-c/IR.h>
 #include <mlir-c/Pass.h>
 #include <stdbool.h>
+#include <string.h>
 #include <stdarg.h>
 
 // ----------------------------------------------------------------------------
@@ -51,6 +52,12 @@ void diag_reset(mqss_session *s, const char *source);
 // captured diagnostics when there are any. Returns `status`.
 mqss_status fail(mqss_session *s, mqss_status status, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+// Arguments for "%.*s%s": the first PIPELINE_SHOWN characters of pipeline
+// text `p`, then "..." if it is longer. Messages quote pipelines this way so
+// that the diagnostics after them fit a measurement's 1 KiB message.
+#define PIPELINE_SHOWN 160
+#define PIPELINE_QUOTE(p) \
+  PIPELINE_SHOWN, (p), (strlen(p) > PIPELINE_SHOWN ? "..." : "")
 // Formats `loc` as "file:line:col" into sb ("<unknown>" when it has none).
 void format_location(mqss_session *s, MlirLocation loc, strbuf *sb);
 

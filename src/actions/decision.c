@@ -170,7 +170,7 @@ static mqss_status run_on_function(mqss_module *m, MlirOperation fn,
   if (st == MQSS_OK && mlirLogicalResultIsFailure(mlirPassManagerRunOnOp(pm, fn))) {
     bool valid = mlirOperationVerify(mlirModuleGetOperation(m->mod));
     st = fail(s, valid ? MQSS_ERR_PASS_FAILED : MQSS_ERR_VERIFY,
-              "pipeline '%s' %s on @%s of '%s'", text,
+              "pipeline '%.*s%s' %s on @%s of '%s'", PIPELINE_QUOTE(text),
               valid ? "failed" : "produced invalid IR", target, m->name);
   }
   mlirPassManagerDestroy(pm);

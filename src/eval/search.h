@@ -121,11 +121,12 @@ mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at,
                                 bool fresh);
 mqss_status search_greedy_from(search_ctx *c, const mqss_decision *start,
                                int n, int stop_at);
-// The thread variant of the best sequence so far (search_threads.c): the
-// same sequence after one parallel-tile decision per heavy linalg op of the
-// module (a split into as many tiles as there are cores along its first
-// parallel loop of extent 2 or more), measured as source "threads" when the
-// module has such an op and the budget lasts.
+// The thread variants of the best sequence so far (search_threads.c): the
+// same sequence after one kind-wide parallel-tile-named decision that
+// splits every heavy named op into as many tiles as there are cores, along
+// its first loop and then along its second, when the module has such an op;
+// then the sequence followed by omp-parallel, when the mask allows that on
+// the IR it leaves. Measured as source "threads" while the budget lasts.
 mqss_status search_threads(search_ctx *c);
 // Mutations of the best sequence (search_mutate.c). search_mutate writes to
 // out a copy of best[0..n) with one step, drawn uniformly, changed: one

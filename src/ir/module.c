@@ -299,7 +299,7 @@ mqss_status mqss_module_run_pipeline(mqss_module *m, const char *pipeline) {
       // means a verifier failure, not a pass that gave up.
       bool valid = mlirOperationVerify(op);
       st = fail(s, valid ? MQSS_ERR_PASS_FAILED : MQSS_ERR_VERIFY,
-                "pipeline '%s' %s on '%s'", pipeline,
+                "pipeline '%.*s%s' %s on '%s'", PIPELINE_QUOTE(pipeline),
                 valid ? "failed" : "produced invalid IR", m->name);
     }
   }

@@ -82,9 +82,14 @@ def header(path):
     return (m.group(1), m.group(2) or "main") if m else (None, "main")
 
 
+# A selection may thread the module (omp-parallel, parallel-tile-named):
+# its code calls libomp, which the sandbox loads too (src/measure/omp_pool.c).
+OMP = "/usr/lib/llvm-19/lib/libomp.so.5"
+
+
 def execute(lowered, entry):
     r = run([f"{BIN}/mlir-cpu-runner", "-e", entry, "-entry-point-result=void",
-             f"-shared-libs={LIBS}"], lowered)
+             f"-shared-libs={LIBS},{OMP}"], lowered)
     return r.returncode, r.stdout + r.stderr
 
 
