@@ -226,6 +226,16 @@ MlirOperation find_function(const mqss_module *m, const char *name);
 // Where decision d acts on m: its target function, or the module op when it
 // has none; a null op when the target function is missing.
 MlirOperation decision_scope(const mqss_module *m, const mqss_decision *d);
+// The pipeline of decisions d[0..n) (join.c): "builtin.module(p1,p2,...)"
+// with module-anchored pieces unwrapped, STOP skipped, each run of
+// consecutive schedule decisions run by one transform interpreter, and
+// repeated preloads dropped; "" when no decision has a pass. Malloc'ed;
+// NULL when out of memory or a schedule file cannot be written (the
+// message is on the catalog's session).
+char *decisions_join(const mqss_catalog *c, const mqss_decision *d, int n);
+// How many of d[0..n) in a row, from d[0], are schedule decisions (join.c).
+int decisions_schedule_run(const mqss_catalog *c, const mqss_decision *d,
+                           int n);
 // False when applying decision d to m would be refused for its parameters
 // (a schedule's sizes that do not divide their loops, or a vector over the
 // bound), with the reason in why (why_len bytes, may be NULL). True for

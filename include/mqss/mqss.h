@@ -1188,7 +1188,9 @@ const char *mqss_selection_pipeline(const mqss_selection *selection);
 
 /// The transform library of the selection's schedule actions: one module
 /// with the named sequence of each distinct schedule decision (none when
-/// the selection has no schedule action). The pipeline's
+/// the selection has no schedule action); consecutive schedule decisions
+/// are private sequences that one public entry includes in order, as the
+/// pipeline runs them with one transform interpreter. The pipeline's
 /// transform-preload-library passes load the same sequences from
 /// mqss_schedule_dir(); preloading this file instead (once, at the start)
 /// and keeping the transform-interpreter passes gives the same IR. Returns

@@ -354,8 +354,10 @@ static uint64_t fnv(const char *s) {
   return h;
 }
 
-bool schedule_sequence(strbuf *sb, const mqss_action *a,
-                       const mqss_decision *d, char entry[32]) {
+// The body of decision d's named sequence (malloc'ed), and its entry name
+// (32 bytes): "mqss_" and the hash of the body. NULL when out of memory.
+static char *sequence_body(const mqss_action *a, const mqss_decision *d,
+                           char entry[32]) {
   strbuf body = {0};
   builder b = {.sb = &body, .a = a, .d = d};
   prologue(&b);
@@ -363,14 +365,59 @@ bool schedule_sequence(strbuf *sb, const mqss_action *a,
     find_step(a->steps[i])->emit(&b);
   line(&b, "transform.yield");
   sb_free(&b.nest);
-  if (!body.data)
+  if (body.data)
+    snprintf(entry, 32, "mqss_%016llx", (unsigned long long)fnv(body.data));
+  return body.data;
+}
+
+// A named sequence's first line: its visibility ("" or "private ") and name.
+#define SEQUENCE_HEAD "transform.named_sequence %s@%s(%%root: " ANY \
+                      " {transform.readonly}) {\n"
+
+bool schedule_sequence(strbuf *sb, const mqss_action *a,
+                       const mqss_decision *d, char entry[32]) {
+  char *body = sequence_body(a, d, entry);
+  if (!body)
     return false;
-  snprintf(entry, 32, "mqss_%016llx", (unsigned long long)fnv(body.data));
-  sb_printf(sb, "  // catalog action '%s'\n"
-            "  transform.named_sequence @%s(%%root: " ANY
-            " {transform.readonly}) {\n%s  }\n", a->name, entry, body.data);
-  sb_free(&body);
+  sb_printf(sb, "  // catalog action '%s'\n  " SEQUENCE_HEAD "%s  }\n",
+            a->name, "", entry, body);
+  free(body);
   return sb->data != NULL;
+}
+
+bool schedule_run_sequences(strbuf *sb, const mqss_catalog *c,
+                            const mqss_decision *d, int n, char entry[32]) {
+  char **body = calloc((size_t)n, sizeof *body);
+  char (*names)[32] = calloc((size_t)n, sizeof *names);
+  bool ok = body && names;
+  uint64_t h = FNV1A64_INIT;
+  for (int i = 0; ok && i < n; i++) {
+    const mqss_action *a = mqss_catalog_action(c, d[i].action);
+    ok = a && a->n_steps && (body[i] = sequence_body(a, &d[i], names[i]));
+    if (ok)
+      h = fnv1a64(h, names[i], strlen(names[i]));
+  }
+  if (ok) {
+    snprintf(entry, 32, "mqss_%016llx", (unsigned long long)h);
+    for (int i = 0; i < n; i++) {
+      char step[48];
+      snprintf(step, sizeof step, "%s_%d", entry, i + 1);
+      sb_printf(sb, "  // catalog action '%s'\n  " SEQUENCE_HEAD "%s  }\n",
+                mqss_catalog_action(c, d[i].action)->name, "private ", step,
+                body[i]);
+    }
+    sb_printf(sb, "  " SEQUENCE_HEAD, "", entry);
+    for (int i = 0; i < n; i++)
+      sb_printf(sb, "    transform.include @%s_%d failures(propagate) "
+                "(%%root) : (" ANY ") -> ()\n", entry, i + 1);
+    sb_printf(sb, "    transform.yield\n  }\n");
+    ok = sb->data != NULL;
+  }
+  for (int i = 0; body && i < n; i++)
+    free(body[i]);
+  free(body);
+  free(names);
+  return ok;
 }
 
 char *schedule_script(const mqss_action *a, const mqss_decision *d,
@@ -420,18 +467,21 @@ static bool write_once(const char *path, const char *text) {
   return ok;
 }
 
-mqss_status schedule_pipeline(mqss_session *s, const mqss_action *a,
-                              const mqss_decision *d, char **out) {
+// Writes `script` (a library module defining @entry; freed here) to the
+// schedule directory under the entry's name and sets *out to the pipeline
+// that preloads it and runs the entry.
+static mqss_status write_pipeline(mqss_session *s, char *script,
+                                  const char *entry, char **out) {
   *out = NULL;
   const char *dir = mqss_schedule_dir();
-  if (strpbrk(dir, ",{} ()"))
+  if (!script)
+    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  if (strpbrk(dir, ",{} ()")) {
+    free(script);
     return fail(s, MQSS_ERR_INVALID_ARG, "schedule directory '%s' contains "
                 "one of \",{} ()\", which pass pipeline text cannot hold; set "
                 "MQSS_SCHEDULE_DIR to a plain path", dir);
-  char entry[32];
-  char *script = schedule_script(a, d, entry);
-  if (!script)
-    return fail(s, MQSS_ERR_NOMEM, "out of memory");
+  }
   strbuf path = {0};
   sb_printf(&path, "%s/%s.mlir", dir, entry);
   bool ok = (mkdir(dir, 0777) == 0 || errno == EEXIST) &&
@@ -453,6 +503,24 @@ mqss_status schedule_pipeline(mqss_session *s, const mqss_action *a,
   }
   sb_free(&path);
   return st;
+}
+
+mqss_status schedule_pipeline(mqss_session *s, const mqss_action *a,
+                              const mqss_decision *d, char **out) {
+  char entry[32];
+  return write_pipeline(s, schedule_script(a, d, entry), entry, out);
+}
+
+mqss_status schedule_run_pipeline(const mqss_catalog *c,
+                                  const mqss_decision *d, int n, char **out) {
+  char entry[32];
+  strbuf sb = {0};
+  sb_printf(&sb, "%s", SCHEDULE_MODULE_HEAD);
+  if (!schedule_run_sequences(&sb, c, d, n, entry))
+    sb_free(&sb);
+  else
+    sb_printf(&sb, "}\n");
+  return write_pipeline(catalog_session(c), sb.data, entry, out);
 }
 
 // ----------------------------------------------------------------------------

@@ -145,12 +145,26 @@ bool schedule_sequence(strbuf *sb, const mqss_action *a,
 // here: "mqss_" and a content hash). Returns a malloc'ed string or NULL.
 char *schedule_script(const mqss_action *a, const mqss_decision *d,
                       char entry[32]);
+// Appends the library of n >= 2 consecutive schedule decisions d[0..n):
+// each one's sequence, private, as @<entry>_1 .. @<entry>_n, and the public
+// @<entry> (32 bytes, set here: "mqss_" and a hash of theirs) that includes
+// them in order, so that one transform interpreter runs them all. False
+// when out of memory or when some d[i] is not a schedule action.
+bool schedule_run_sequences(strbuf *sb, const mqss_catalog *c,
+                            const mqss_decision *d, int n, char entry[32]);
 // The anchored pass pipeline that runs decision d: preloads the script,
 // written to the schedule directory under its content hash, and runs the
 // transform interpreter on it. Sets *out (malloc'ed); on failure returns
 // the status with the message on s.
 mqss_status schedule_pipeline(mqss_session *s, const mqss_action *a,
                               const mqss_decision *d, char **out);
+
+// As schedule_pipeline for the n >= 2 consecutive schedule decisions
+// d[0..n) (schedule_run_sequences): one preload and one interpreter, which
+// give the IR that n interpreters give in a fraction of the time (one pass
+// and verification instead of n). Errors are set on the catalog's session.
+mqss_status schedule_run_pipeline(const mqss_catalog *c,
+                                  const mqss_decision *d, int n, char **out);
 
 // Whether op is of one of schedule action a's kinds and fits d's sizes (as
 // schedule_applies checks each op it matches; a decision's repeats, repeat.c).

@@ -45,7 +45,7 @@ static char *derived_pipeline(const mqss_catalog *cat, int i) {
       return NULL;
     d[n].u[0] = derived[i].u[n];
   }
-  return search_join(cat, d, n);
+  return decisions_join(cat, d, n);
 }
 
 // ----------------------------------------------------------------------------

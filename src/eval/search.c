@@ -1,11 +1,10 @@
 // Search baselines, shared part: options and results, the evaluation
 // recorder (one evaluation = one mqss_measure call, cache hits included),
-// pipeline joining, the seeded RNG, the final A/B confirmation with
+// the seeded RNG, the final A/B confirmation with
 // mqss_measure_vs, and the mqss_search() entry point. It does not choose
 // candidates: random and greedy search live in search_random.c and
 // search_greedy.c. See docs/SEARCH.md.
 #include "eval/search.h"
-#include "actions/schedule.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -81,40 +80,6 @@ int search_rng_below(search_rng *r, int n) {
 }
 
 // ----------------------------------------------------------------------------
-// pipeline joining
-
-char *search_join(const mqss_catalog *cat, const mqss_decision *d, int n) {
-  static const char mod[] = "builtin.module(";
-  strbuf sb = {0};
-  int pieces = 0;
-  for (int i = 0; i < n; i++) {
-    char *p = mqss_decision_pipeline(cat, &d[i]);
-    if (!p) {
-      sb_free(&sb);
-      return NULL;
-    }
-    if (*p) {
-      sb_printf(&sb, "%s", pieces++ ? "," : "builtin.module(");
-      size_t len = strlen(p);
-      // A nested "builtin.module(...)" would run on nested modules only:
-      // unwrap module-anchored pieces into the top-level list.
-      if (!strncmp(p, mod, sizeof mod - 1) && len > sizeof mod)
-        sb_append(&sb, p + sizeof mod - 1, len - sizeof mod);
-      else
-        sb_append(&sb, p, len);
-    }
-    free(p);
-  }
-  if (pieces)
-    sb_append(&sb, ")", 1);
-  else
-    sb_append(&sb, "", 0);
-  if (sb.data)
-    schedule_drop_repeated_preloads(sb.data);
-  return sb.data;
-}
-
-// ----------------------------------------------------------------------------
 // evaluations
 
 bool search_budget_left(const search_ctx *c) {
@@ -166,7 +131,7 @@ bool search_better(const search_ctx *c, double cand, double best) {
 mqss_status search_try(search_ctx *c, const char *source,
                        const mqss_decision *d, int n, bool *measured) {
   *measured = false;
-  char *text = search_join(c->catalog, d, n);
+  char *text = decisions_join(c->catalog, d, n);
   if (!text)
     return fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
                 "search: cannot format a candidate pipeline");

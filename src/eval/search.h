@@ -1,5 +1,5 @@
 // Internal declarations shared by the search baselines (src/eval/search*.c):
-// the search context, the evaluation recorder, pipeline joining and the
+// the search context, the evaluation recorder and the
 // seeded RNG. Not API: the contract is the "Search baselines" block of
 // mqss.h. The methods themselves live in search_random.c and
 // search_greedy.c; search.c holds everything they share.
@@ -99,11 +99,6 @@ bool search_is_repeat(const mqss_decision *d, int i);
 // True when run time `cand` beats `best` by more than min_gain.
 bool search_better(const search_ctx *c, double cand, double best);
 
-// Joins the pipelines of decisions d[0..n) into one
-// "builtin.module(p1,p2,...)" (module-anchored pieces unwrapped, STOP
-// skipped); "" when nothing is left. Caller frees; NULL on a bad action or
-// out of memory.
-char *search_join(const mqss_catalog *catalog, const mqss_decision *d, int n);
 
 // The methods. Each runs evaluations 1.. until done or out of budget;
 // evaluation 0 (the empty pipeline) has been run and is the best.

@@ -78,7 +78,7 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
   s->seq[s->len] = *d;
   // Tried this step? The repeats follow from the decision, so its own text
   // tells, before a child expands it.
-  char *text = search_join(c->catalog, s->seq, s->len + 1);
+  char *text = decisions_join(c->catalog, s->seq, s->len + 1);
   if (!text)
     return fail(ses, MQSS_ERR_NOMEM,
                 "search: cannot format a candidate pipeline");
@@ -104,7 +104,7 @@ static mqss_status try_decision(step_state *s, const mqss_decision *given,
     st = search_expand(c, s->cur, d, search_cap(c) - s->len, s->seq + s->len,
                        &n);
     if (st == MQSS_OK && n > 1 &&
-        !(text = search_join(c->catalog, s->seq, s->len + n)))
+        !(text = decisions_join(c->catalog, s->seq, s->len + n)))
       st = fail(ses, MQSS_ERR_NOMEM,
                 "search: cannot format a candidate pipeline");
   }

@@ -246,7 +246,7 @@ mqss_status search_random_until(search_ctx *c, uint64_t seed, int stop_at,
                         .steps = c->opts->max_len, .max = cap};
     if ((st = sample(c, &args, &rng, d, &n)) != MQSS_OK)
       break;
-    char *text = search_join(c->catalog, d, n);
+    char *text = decisions_join(c->catalog, d, n);
     if (!text) {
       st = fail(mqss_module_session(c->module), MQSS_ERR_NOMEM,
                 "search: cannot format a candidate pipeline");

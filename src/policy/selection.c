@@ -25,17 +25,6 @@ mqss_selection *selection_new(const mqss_catalog *c) {
   return s;
 }
 
-// The text inside "builtin.module(...)" for one step: module-anchored steps
-// lose their wrapper, func.func ones keep it.
-static void append_step(strbuf *sb, const char *step) {
-  const char *pre = "builtin.module(";
-  size_t n = strlen(pre), len = strlen(step);
-  if (len > n && !strncmp(step, pre, n) && step[len - 1] == ')')
-    sb_append(sb, step + n, len - n - 1);
-  else
-    sb_append(sb, step, len);
-}
-
 mqss_status selection_push(mqss_selection *s, const mqss_decision *d) {
   if (s->n == s->cap) {
     int cap = s->cap ? 2 * s->cap : 16;
@@ -62,19 +51,11 @@ mqss_status selection_push(mqss_selection *s, const mqss_decision *d) {
   s->odds[s->n] = (selection_odds){.p = -1};
   s->step[s->n] = text;
   s->n++;
-  strbuf sb = {0};
-  sb_printf(&sb, "builtin.module(");
-  for (int i = 0; i < s->n; i++) {
-    if (i)
-      sb_append(&sb, ",", 1);
-    append_step(&sb, s->step[i]);
-  }
-  sb_append(&sb, ")", 1);
-  if (!sb.data)
+  char *joined = decisions_join(s->catalog, s->d, s->n);
+  if (!joined)
     return MQSS_ERR_NOMEM;
-  schedule_drop_repeated_preloads(sb.data);
   free(s->pipeline);
-  s->pipeline = sb.data;
+  s->pipeline = joined;
   return MQSS_OK;
 }
 
@@ -182,20 +163,25 @@ char *mqss_selection_schedule(const mqss_selection *s) {
             "file and run\n// transform-interpreter{entry-point=...} where "
             "the pipeline does.\n%s", SCHEDULE_MODULE_HEAD);
   size_t head = sb.len;
-  for (int i = 0; i < s->n; i++) {
+  for (int i = 0; i < s->n;) {
+    // As the pipeline runs them: a run of schedules through one entry.
+    int run = decisions_schedule_run(s->catalog, &s->d[i], s->n - i);
     const mqss_action *a = mqss_catalog_action(s->catalog, s->d[i].action);
-    if (!a || !a->n_steps)
-      continue;
     strbuf seq = {0};
     char entry[32], key[48];
-    if (!schedule_sequence(&seq, a, &s->d[i], entry)) {
+    bool ok = run > 1 ? schedule_run_sequences(&seq, s->catalog, &s->d[i],
+                                               run, entry)
+              : run ? schedule_sequence(&seq, a, &s->d[i], entry)
+                    : true;
+    if (!ok) {
       sb_free(&sb);
       return NULL;
     }
     snprintf(key, sizeof key, "@%s(", entry);
-    if (!strstr(sb.data + head, key)) // each distinct schedule once
+    if (run && !strstr(sb.data + head, key)) // each distinct schedule once
       sb_printf(&sb, "%s", seq.data);
     sb_free(&seq);
+    i += run > 1 ? run : 1;
   }
   sb_printf(&sb, "}\n");
   return sb.data;

@@ -105,8 +105,8 @@ static void fold_recipe(const expit *x, int i, demo *dm) {
 // not parse or the harness fails.
 static mqss_status beats_seed(expit *x, int i, const demo *dm, bool *beats) {
   const demo *seed = &x->seeds[i];
-  char *a = search_join(x->ec->catalog, dm->d, dm->n);
-  char *b = search_join(x->ec->catalog, seed->d, seed->n);
+  char *a = decisions_join(x->ec->catalog, dm->d, dm->n);
+  char *b = decisions_join(x->ec->catalog, seed->d, seed->n);
   mqss_module *m = NULL;
   mqss_status st =
       a && b ? mqss_module_parse_file(x->s, x->ec->module_paths[i], &m)
@@ -181,7 +181,7 @@ static mqss_status save_cloned(expit *x, const demo *cloned,
       continue;
     out[i].speedup = speedup[i];
     memcpy(out[i].d, cloned[i].d, (size_t)cloned[i].n * sizeof *out[i].d);
-    char *text = search_join(x->ec->catalog, cloned[i].d, cloned[i].n);
+    char *text = decisions_join(x->ec->catalog, cloned[i].d, cloned[i].n);
     if (!text || strlen(text) >= sizeof out[i].pipeline)
       st = fail(x->s, MQSS_ERR_NOMEM, "%s: cannot write the pipeline of its "
                 "demonstration", x->ec->module_paths[i]);

@@ -458,6 +458,54 @@ static void test_focus_no_size_fits(void **state) {
   assert_int_equal(mask[TILE16], 0);
 }
 
+// decisions_join runs consecutive schedule decisions with one transform
+// interpreter (join.c), and the IR is the one their separate pipelines
+// give; the selection's library defines the same entry.
+static void test_join_runs_schedules(void **state) {
+  fixture *f = *state;
+  assert_int_equal(mqss_module_tag_ops(f->m, NULL), MQSS_OK);
+  mqss_decision d[3] = {{.action = TILE8, .op = 2},
+                        {.action = RT20, .op = 4},
+                        {.action = CANON}};
+  char *joined = decisions_join(f->c, d, 3);
+  assert_non_null(joined);
+  const char *first = strstr(joined, "transform-interpreter");
+  assert_non_null(first);
+  assert_null(strstr(first + 1, "transform-interpreter"));
+  assert_contains(joined, "},func.func(canonicalize");
+  mqss_module *one = mqss_module_clone(f->m), *each = mqss_module_clone(f->m);
+  assert_true(one && each);
+  if (mqss_module_run_pipeline(one, joined) != MQSS_OK)
+    fail_msg("joined: %s", mqss_errmsg(f->s));
+  for (int i = 0; i < 3; i++) {
+    char *p = mqss_decision_pipeline(f->c, &d[i]);
+    assert_int_equal(mqss_module_run_pipeline(each, p), MQSS_OK);
+    free(p);
+  }
+  char *a = mqss_module_to_string(one), *b = mqss_module_to_string(each);
+  assert_contains(a, "vector.fma"); // the register tile ran
+  assert_contains(a, "mqss.id = 2 : i64, mqss.tiled");
+  assert_string_equal(a, b);
+  free(a);
+  free(b);
+  mqss_selection *sel = NULL;
+  assert_int_equal(mqss_selection_create(f->c, d, 3, &sel), MQSS_OK);
+  assert_string_equal(mqss_selection_pipeline(sel), joined);
+  char *lib = mqss_selection_schedule(sel);
+  char entry[64];
+  const char *e = strstr(joined, "entry-point=");
+  assert_non_null(e);
+  snprintf(entry, sizeof entry, "transform.named_sequence @%.21s(", e + 12);
+  assert_contains(lib, entry);
+  snprintf(entry, sizeof entry, "named_sequence private @%.21s_2(", e + 12);
+  assert_contains(lib, entry);
+  free(lib);
+  mqss_selection_destroy(sel);
+  mqss_module_destroy(one);
+  mqss_module_destroy(each);
+  free(joined);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_heaviest_then_next, setup,
@@ -472,6 +520,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_repeat_fitted, setup, teardown),
       cmocka_unit_test_setup_teardown(test_repeat_peeled, setup, teardown),
       cmocka_unit_test_setup_teardown(test_focus_of_other_kind, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_join_runs_schedules, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_focus_no_size_fits, setup,
                                       teardown),
