@@ -73,6 +73,9 @@ typedef struct {
   int expit_adapt_sizes;  // 1: a seed's schedule decision whose sizes do not
                           // fit its module gets the nearest that do, rather
                           // than the module being refused (0 = off)
+  float expit_compile_limit; // with expit_seed_margin: a winner that compiles
+                             // longer than its seed by more than this
+                             // relative margin is not confirmed (0 = off)
 } train_config;
 
 // Fills `c` with the defaults (those of data/train_config.yaml).

@@ -100,9 +100,10 @@ static void fold_recipe(const expit *x, int i, demo *dm) {
 // Whether module i's demonstration *dm (its pruned winner) is confirmed
 // faster than its seed by expit.seed_margin: A = *dm, B = the seed,
 // expit.confirm_pairs interleaved pairs, the whole interval of time(seed) /
-// time(winner) above 1 + margin. A winner that fails to measure is not; one
-// whose seed alone fails is. Sets *beats; an error only when the module does
-// not parse or the harness fails.
+// time(winner) above 1 + margin, and with expit.compile_limit its compile
+// time within that margin of the seed's (expit_confirms). A winner that
+// fails to measure is not; one whose seed alone fails is. Sets *beats; an
+// error only when the module does not parse or the harness fails.
 static mqss_status beats_seed(expit *x, int i, const demo *dm, bool *beats) {
   const demo *seed = &x->seeds[i];
   char *a = decisions_join(x->ec->catalog, dm->d, dm->n);
@@ -122,9 +123,8 @@ static mqss_status beats_seed(expit *x, int i, const demo *dm, bool *beats) {
     st = mqss_measure_vs(m, &mo, b, &vs);
   }
   if (st == MQSS_OK)
-    *beats = vs.a.status == MQSS_MEASURE_OK &&
-             (vs.b.status != MQSS_MEASURE_OK ||
-              vs.ratio_lo >= 1.0 + x->cfg->expit_seed_margin);
+    *beats = expit_confirms(&vs, x->cfg->expit_seed_margin,
+                            x->cfg->expit_compile_limit);
   mqss_module_destroy(m);
   free(a);
   free(b);

@@ -345,6 +345,17 @@ static bool listed(const char *list, const char *w) {
   return false;
 }
 
+bool expit_confirms(const mqss_measure_vs_result *vs, double margin,
+                    double compile_limit) {
+  if (vs->a.status != MQSS_MEASURE_OK)
+    return false;
+  if (vs->b.status != MQSS_MEASURE_OK)
+    return true;
+  return vs->ratio_lo >= 1.0 + margin &&
+         (compile_limit <= 0 ||
+          vs->a.compile_ms <= (1.0 + compile_limit) * vs->b.compile_ms);
+}
+
 mqss_status expit_search_pool(mqss_session *s, const train_config *cfg, int n,
                               bool *pooled) {
   if (!cfg->expit_families[0]) {

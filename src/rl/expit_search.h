@@ -92,6 +92,14 @@ typedef struct {
 mqss_status expit_search_pool(mqss_session *s, const train_config *cfg, int n,
                               bool *pooled);
 
+// Whether a winner measured against its seed (vs: A the winner, B the seed)
+// is confirmed (expit.seed_margin > 0): A measured, and B failed or the
+// whole interval of time(seed) / time(winner) lies above 1 + margin and,
+// with compile_limit > 0, A's compile time is within 1 + compile_limit
+// times B's.
+bool expit_confirms(const mqss_measure_vs_result *vs, double margin,
+                    double compile_limit);
+
 // Searches the round's modules that ROUND/search_progress.tsv does not
 // record yet, appending (and fsyncing) each outcome, then updates w (the
 // winners of the earlier rounds on entry) from every outcome of the round.

@@ -130,8 +130,8 @@ static double window_variance(const ckpt_state *st, int steps) {
 
 // FNV-1a of the settings that shape the run (not its length or workers).
 // The last fields, expit.winners_from, expit.seed_margin, expit.families,
-// expit.bc_anchor and expit.adapt_sizes, are folded in only when set, so
-// that runs checkpointed before they existed still resume.
+// expit.bc_anchor, expit.adapt_sizes and expit.compile_limit, are folded in
+// only when set, so that runs checkpointed before they existed still resume.
 _Static_assert(offsetof(train_config, expit_seed_margin) >=
                        offsetof(train_config, expit_winners_from) +
                            sizeof ((train_config *)0)->expit_winners_from &&
@@ -142,10 +142,13 @@ _Static_assert(offsetof(train_config, expit_seed_margin) >=
                            sizeof ((train_config *)0)->expit_families &&
                    offsetof(train_config, expit_adapt_sizes) ==
                        offsetof(train_config, expit_bc_anchor) + sizeof(float) &&
-                   offsetof(train_config, expit_adapt_sizes) + 2 * sizeof(int) >
+                   offsetof(train_config, expit_compile_limit) ==
+                       offsetof(train_config, expit_adapt_sizes) + sizeof(int) &&
+                   offsetof(train_config, expit_compile_limit) + 2 * sizeof(float) >
                        sizeof(train_config),
                "expit_winners_from, expit_seed_margin, expit_families, "
-               "expit_bc_anchor, expit_adapt_sizes end train_config");
+               "expit_bc_anchor, expit_adapt_sizes, expit_compile_limit end "
+               "train_config");
 static uint64_t config_hash(const train_config *cfg) {
   train_config c = *cfg;
   c.iterations = c.checkpoint_every = c.num_workers = c.pin_workers = 0;
@@ -162,6 +165,8 @@ static uint64_t config_hash(const train_config *cfg) {
     h = fnv1a64(h, &c.expit_bc_anchor, sizeof c.expit_bc_anchor);
   if (c.expit_adapt_sizes != 0)
     h = fnv1a64(h, &c.expit_adapt_sizes, sizeof c.expit_adapt_sizes);
+  if (c.expit_compile_limit != 0)
+    h = fnv1a64(h, &c.expit_compile_limit, sizeof c.expit_compile_limit);
   return h;
 }
 

@@ -3,7 +3,8 @@
 // module is searched once before any is searched twice, a round never names a
 // module twice, the subset depends on the seed and on nothing else, and 0 or
 // a count >= n means every module. And of winners.tsv: what
-// expit_winners_save writes, expit_winners_load reads back exactly.
+// expit_winners_save writes, expit_winners_load reads back exactly. And
+// expit_confirms, the rule that confirms a winner against its seed.
 // Internal headers first: cmocka defines a fail() macro that would clash.
 #define _GNU_SOURCE
 #include "rl/expit_search.h"
@@ -108,8 +109,33 @@ static void test_winners_round_trip(void **state) {
   mqss_session_destroy(s);
 }
 
+// expit_confirms: the seed margin on the interval's lower bound, then the
+// compile-time limit against the seed's compile time; a failed seed
+// confirms, a failed winner never does.
+static void test_confirms(void **state) {
+  (void)state;
+  mqss_measure_vs_result vs;
+  memset(&vs, 0, sizeof vs);
+  vs.a.status = vs.b.status = MQSS_MEASURE_OK;
+  vs.ratio_lo = 1.10;
+  vs.a.compile_ms = 125;
+  vs.b.compile_ms = 100;
+  assert_true(expit_confirms(&vs, 0.05, 0));     // no limit
+  assert_false(expit_confirms(&vs, 0.15, 0));    // 1.10 < 1.15
+  assert_false(expit_confirms(&vs, 0.05, 0.10)); // compiles 1.25x
+  assert_true(expit_confirms(&vs, 0.05, 0.30));
+  vs.a.compile_ms = 110;
+  assert_true(expit_confirms(&vs, 0.05, 0.10)); // exactly at the limit
+  vs.b.status = MQSS_MEASURE_TIMEOUT;
+  vs.a.compile_ms = 500;
+  assert_true(expit_confirms(&vs, 0.05, 0.10)); // the seed failed
+  vs.a.status = MQSS_MEASURE_WRONG_OUTPUT;
+  assert_false(expit_confirms(&vs, 0.05, 0));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_confirms),
       cmocka_unit_test(test_all_modules),
       cmocka_unit_test(test_rotation_covers_every_module),
       cmocka_unit_test(test_seeded_and_deterministic),
