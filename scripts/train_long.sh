@@ -33,7 +33,11 @@ run_chunks() {
     echo "== chunk $c/$chunks: $(date -u +%FT%TZ) commit $(git -C "$root" rev-parse --short HEAD 2>/dev/null || echo unknown) $resume"
     setsid "$mqss" train --config "$config" --log-dir "$logdir" $resume &
     pid=$!
-    ( sleep "$chunk_sec"; kill -KILL -- "-$pid" 2>/dev/null ) &
+    # The watchdog's sleep must not outlive it: with FOREGROUND=1 it would
+    # hold tee's pipe open, and the script would not return.
+    ( trap 'kill "$s" 2>/dev/null; exit 0' TERM
+      sleep "$chunk_sec" >/dev/null 2>&1 & s=$!
+      wait "$s" && kill -KILL -- "-$pid" 2>/dev/null ) >/dev/null 2>&1 &
     watchdog=$!
     rc=0
     wait "$pid" || rc=$?

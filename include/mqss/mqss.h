@@ -1180,7 +1180,10 @@ const char *mqss_selection_step_pipeline(const mqss_selection *selection,
                                          int i);
 
 /// The whole selection as one pipeline that mlir-opt --pass-pipeline accepts:
-/// "builtin.module(P1,P2,...)" ("builtin.module()" when empty). Owned by the
+/// "builtin.module(P1,P2,...)" ("builtin.module()" when empty), where a run
+/// of consecutive schedule decisions is one transform interpreter on one
+/// library (same IR as their step pipelines one after another, fewer
+/// passes). Owned by the
 /// selection. Decisions that address one op match it by its mqss.id tag:
 /// mqss_module_run_pipeline() tags the module before the first schedule;
 /// give mlir-opt the module tagged by mqss_module_tag_ops().
