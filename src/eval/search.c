@@ -1,9 +1,9 @@
 // Search baselines, shared part: options and results, the evaluation
 // recorder (one evaluation = one mqss_measure call, cache hits included),
-// the seeded RNG, the final A/B confirmation with
-// mqss_measure_vs, and the mqss_search() entry point. It does not choose
-// candidates: random and greedy search live in search_random.c and
-// search_greedy.c. See docs/SEARCH.md.
+// the seeded RNG, the final A/B confirmation with mqss_measure_vs, and the
+// mqss_search() entry point. It does not choose candidates: random and
+// greedy search live in search_random.c and search_greedy.c. Candidates'
+// pipelines come from decisions_join (join.c). See docs/SEARCH.md.
 #include "eval/search.h"
 
 #include <math.h>

@@ -1,8 +1,8 @@
 // Internal declarations shared by the search baselines (src/eval/search*.c):
-// the search context, the evaluation recorder and the
-// seeded RNG. Not API: the contract is the "Search baselines" block of
-// mqss.h. The methods themselves live in search_random.c and
-// search_greedy.c; search.c holds everything they share.
+// the search context, the evaluation recorder and the seeded RNG. Not API:
+// the contract is the "Search baselines" block of mqss.h. The methods
+// themselves live in search_random.c and search_greedy.c; search.c holds
+// everything they share.
 #ifndef MQSS_EVAL_SEARCH_H
 #define MQSS_EVAL_SEARCH_H
 

@@ -100,8 +100,8 @@ static void fold_recipe(const expit *x, int i, demo *dm) {
 // Whether module i's demonstration *dm (its pruned winner) is confirmed
 // faster than its seed by expit.seed_margin: A = *dm, B = the seed,
 // expit.confirm_pairs interleaved pairs, the whole interval of time(seed) /
-// time(winner) above 1 + margin, and with expit.compile_limit its compile
-// time within that margin of the seed's (expit_confirms). A winner that
+// time(winner) above 1 + margin, and with expit.compile_limit L its compile
+// time at most 1 + L times the seed's (expit_confirms). A winner that
 // fails to measure is not; one whose seed alone fails is. Sets *beats; an
 // error only when the module does not parse or the harness fails.
 static mqss_status beats_seed(expit *x, int i, const demo *dm, bool *beats) {
