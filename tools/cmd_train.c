@@ -86,6 +86,13 @@ static void on_searched(void *ctx, const expit_searched *e) {
       fprintf(stderr, "round %d: module %d/%d searched: #%d %s: the reference "
               "does not measure, skipped, %.0f s\n", e->round, e->done,
               e->total, e->module, e->path, e->elapsed_s);
+    else if (e->max_compile > 0)
+      fprintf(stderr, "round %d: module %d/%d searched: #%d %s: %d "
+              "evaluations (%d over the compile-time limit, %.2fx its time "
+              "without passes), best %.3fx%s, %.0f s\n", e->round, e->done,
+              e->total, e->module, e->path, e->evaluations, e->slow,
+              e->max_compile, e->speedup, e->improved ? " (new)" : "",
+              e->elapsed_s);
     else
       fprintf(stderr, "round %d: module %d/%d searched: #%d %s: %d "
               "evaluations, best %.3fx%s, %.0f s\n", e->round, e->done,
@@ -105,8 +112,9 @@ static void on_seeds(void *ctx, const expit_seed_counts *c) {
   if (!p->quiet)
     fprintf(stderr, "expit: seeds for %d modules (%d with a recipe action), "
             "%d decisions (%d no-op decisions pruned, %d given other sizes), "
-            "%d modules refused, %.1f s\n", c->seeded, c->recipes,
-            c->decisions, c->pruned, c->adapted, c->refused, c->seconds);
+            "%d modules refused, %d whose baseline is no passes, %.1f s\n",
+            c->seeded, c->recipes, c->decisions, c->pruned, c->adapted,
+            c->refused, c->stops, c->seconds);
   if (c->refused && !p->quiet)
     fprintf(stderr, "expit: the first refused seed: %s\n", c->refused_first);
 }

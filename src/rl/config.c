@@ -92,7 +92,7 @@ static const struct key {
     {"expit.bc_anchor", K_FLOAT, F(expit_bc_anchor), 0, 100, NULL,
      "weight of KL(the round's start policy || pi) in cloning, on the states where the demonstration takes its greedy action (0 = off)"},
     {"expit.compile_limit", K_FLOAT, F(expit_compile_limit), 0, 10, NULL,
-     "with expit.seed_margin: a winner whose compile time exceeds its seed's by more than this relative margin is cloned as the seed (0 = off)"},
+     "with expit.seed_margin: a winner whose compile time exceeds its seed's (no passes' without one) by more than this relative margin is cloned as the seed, and the search does not pick a candidate over it (0 = off)"},
     {"expit.adapt_sizes", K_INT, F(expit_adapt_sizes), 0, 1, NULL,
      "1: a seed's schedule decision whose sizes do not divide its module's loops gets the nearest sizes that do, instead of the module being refused"},
     {"policy.init_from", K_STRING, F(init_from), 0, 0, NULL,

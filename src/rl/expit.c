@@ -153,10 +153,12 @@ static bool same_demo(const mqss_catalog *c, const demo *a, const demo *b) {
 // module unchanged where they stand (the search keeps them, at no cost
 // there; a clone asked to take a step that changes nothing sees the same
 // IR again and learns to repeat itself); a module without a winner (not
-// searched yet) on its seed, the family baseline, when there is one. A
+// searched yet) on its seed, the family baseline, when there is one (STOP
+// when that baseline is no passes). A
 // leading seed is cloned as its recipe action (fold_recipe). With
 // expit.seed_margin, a seeded module's winner (STOP included) that is not
-// confirmed faster than its seed by the margin is cloned as the seed, so
+// confirmed faster than its seed by the margin is cloned as the seed (a
+// module whose seed is STOP: as STOP, no passes), so
 // that a family's demonstrations agree on its recipe wherever the search
 // did not clearly beat it. Only the modules the rounds may search are
 // measured so (expit.families): another family's winners, carried from an
@@ -234,7 +236,7 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
     }
     bool beats = true;
     if (st == MQSS_OK && !seed && cloned[i].n >= 0 && pooled[i] &&
-        cfg->expit_seed_margin > 0 && x->seeds && x->seeds[i].n > 0 &&
+        cfg->expit_seed_margin > 0 && x->seeds && x->seeds[i].n >= 0 &&
         !same_demo(x->ec->catalog, &cloned[i], &x->seeds[i]) &&
         (st = beats_seed(x, i, &cloned[i], &beats)) == MQSS_OK && !beats) {
       cloned[i] = x->seeds[i];

@@ -284,9 +284,40 @@ static mqss_status append_record(mqss_session *s, const char *path, int i,
 // ----------------------------------------------------------------------------
 // the phase
 
-// Searches module i (its earlier winner *w, n = -1 when none) into *r.
+// With expit.compile_limit L, the search's compile-time limit on module m
+// (mqss_search_options.max_compile, a multiple of its time without
+// passes): 1 + L times its seed's compile time, from the fastest of three
+// compiles of each; 1 + L when it has no seed or its seed does not compile
+// (0, none, without L). The confirmation (expit_confirms) checks the
+// winner's again, paired.
+static mqss_status search_compile_limit(const expit_search_in *in,
+                                        mqss_module *m, const demo *seed,
+                                        double *max_compile) {
+  double limit = in->cfg->expit_compile_limit;
+  *max_compile = limit > 0 ? 1.0 + limit : 0;
+  if (limit <= 0 || !seed)
+    return MQSS_OK;
+  char *pipeline = decisions_join(in->ec->catalog, seed->d, seed->n);
+  if (!pipeline)
+    return fail(in->s, MQSS_ERR_NOMEM, "out of memory");
+  mqss_measure_options mo = *in->measure;
+  mo.pipeline = pipeline;
+  mo.compile_only = 1;
+  mo.repeat = 3;
+  mqss_measure_vs_result vs;
+  mqss_status st = mqss_measure_vs(m, &mo, "", &vs);
+  if (st == MQSS_OK && vs.a.status == MQSS_MEASURE_OK &&
+      vs.b.status == MQSS_MEASURE_OK && vs.b.compile_ms > 0)
+    *max_compile *= vs.a.compile_ms / vs.b.compile_ms;
+  free(pipeline);
+  return st;
+}
+
+// Searches module i (its earlier winner *w, n = -1 when none) into *r; sets
+// out's compile-time limit and evaluations over it.
 static mqss_status search_module(const expit_search_in *in, int i,
-                                 const expit_winner *w, record *r) {
+                                 const expit_winner *w, record *r,
+                                 expit_searched *out) {
   const train_config *cfg = in->cfg;
   mqss_search_options so;
   mqss_search_options_init(&so);
@@ -306,10 +337,13 @@ static mqss_status search_module(const expit_search_in *in, int i,
   mqss_module *m = NULL;
   if (mqss_module_parse_file(in->s, in->ec->module_paths[i], &m) != MQSS_OK)
     return MQSS_ERR_PARSE;
-  mqss_search_result sr;
-  mqss_status st =
-      mqss_search(m, mqss_policy_catalog(in->policy), &so, &sr);
+  mqss_search_result sr = {0};
+  mqss_status st = search_compile_limit(in, m, seed, &so.max_compile);
+  if (st == MQSS_OK)
+    st = mqss_search(m, mqss_policy_catalog(in->policy), &so, &sr);
   mqss_module_destroy(m);
+  out->max_compile = so.max_compile;
+  out->slow = sr.slow_compiles;
   *r = (record){.kind = REC_SKIPPED};
   if (st == MQSS_ERR_INVALID_ARG) { // the reference does not measure
     mqss_search_result_free(&sr);
@@ -438,18 +472,20 @@ mqss_status expit_search_round(const expit_search_in *in, expit_winner *w,
     int i = mods[k];
     if (rec[i].kind == REC_NONE) {
       double t0 = now_ms();
-      st = search_module(in, i, &w[i], &rec[i]);
+      expit_searched e = {.round = in->round, .module = i,
+                          .path = in->ec->module_paths[i], .done = k + 1,
+                          .total = total};
+      st = search_module(in, i, &w[i], &rec[i], &e);
       if (st == MQSS_OK)
         st = append_record(s, path, i, &rec[i]);
       if (st == MQSS_OK && in->on_searched) {
         const record *r = &rec[i];
-        expit_searched e = {
-            in->round, i, in->ec->module_paths[i], k + 1, total,
-            r->kind == REC_SKIPPED, r->evaluations,
-            r->kind == REC_SEARCHED && r->w.n > 0 &&
-                (w[i].n < 0 || r->w.speedup > w[i].speedup),
-            r->kind == REC_SEARCHED ? r->w.speedup : NAN,
-            (now_ms() - t0) / 1e3};
+        e.skipped = r->kind == REC_SKIPPED;
+        e.evaluations = r->evaluations;
+        e.improved = r->kind == REC_SEARCHED && r->w.n > 0 &&
+                     (w[i].n < 0 || r->w.speedup > w[i].speedup);
+        e.speedup = r->kind == REC_SEARCHED ? r->w.speedup : NAN;
+        e.elapsed_s = (now_ms() - t0) / 1e3;
         in->on_searched(in->ctx, &e);
       }
       if (st != MQSS_OK)

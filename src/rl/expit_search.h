@@ -55,6 +55,8 @@ typedef struct {
   int improved;        // a confirmed winner beat its earlier best
   double speedup;      // its best confirmed speedup so far (1 = reference)
   double elapsed_s;    // wall time of this search
+  double max_compile;  // its compile-time limit (expit.compile_limit; 0 none)
+  int slow;            // evaluations over that limit
 } expit_searched;
 
 // What the search phase needs.

@@ -13,7 +13,7 @@ enum { MAX_FAMILIES = 64 };
 
 typedef struct {
   char name[64];
-  int ok; // 1: decoded into d; 0: empty or unmatched
+  int ok; // 1: decoded into d (no decisions when its pipeline is empty); 0: unmatched
   int recipe; // the catalog's recipe action of the same pipeline, or -1
   demo d;
 } family_seed;
@@ -42,7 +42,8 @@ static const family_seed *family(const mqss_catalog *c,
   snprintf(f->name, sizeof f->name, "%s", name);
   const char *pipeline = name[0] ? mqss_baselines_pipeline(b, name) : NULL;
   f->recipe = catalog_recipe_action(c, baselines_raw_pipeline(b, name));
-  f->ok = pipeline && pipeline[0] && demo_of(c, pipeline, &f->d) == 0;
+  f->d.n = 0; // an empty pipeline: no passes, STOP
+  f->ok = pipeline && (!pipeline[0] || demo_of(c, pipeline, &f->d) == 0);
   if (pipeline && pipeline[0] && !f->ok && !counts->unmatched++)
     snprintf(counts->unmatched_family, sizeof counts->unmatched_family, "%s",
              name);
@@ -79,6 +80,11 @@ mqss_status expit_seeds(mqss_session *s, const train_config *cfg,
     if (!f)
       continue;
     const demo *d = &f->d;
+    if (d->n == 0) { // the family's baseline is no passes
+      seeds[i].n = 0;
+      counts->stops++;
+      continue;
+    }
     demo pruned = *d;
     int adapted = 0;
     mqss_status ps = demo_prune(s, ec->catalog, ec->module_paths[i], &pruned,

@@ -493,6 +493,8 @@ def main():
                     r"(\d+) decisions \((\d+) no-op", r.stderr)
     check(got and got.group(1) == "1" and got.group(2) == "0" and int(got.group(4)) >= 1
           and int(got.group(3)) <= 3, f"seeds reported: {got.groups() if got else r.stderr[-500:]}")
+    check("1 whose baseline is no passes" in r.stderr,  # the add: its seed is STOP
+          f"the add's empty baseline is not its seed: {r.stderr[-500:]}")
     rdir = os.path.join(TMP, "seeded", "round_0")
     recs = records(os.path.join(rdir, "search_progress.tsv")) if r.returncode == 0 else []
     check(len(recs) == 1, f"the seeded round searched {recs}")
@@ -573,6 +575,24 @@ def main():
         check(first == first_want,
               f"seed_margin {margin}, families '{fams}': the clone's first decision: {first}")
 
+    # 7c'. the same against an empty baseline: the add's carried winner
+    # (linalg to affine loops) is not confirmed 11x faster than no passes, so
+    # it is cloned as STOP, no decisions
+    carried_add = os.path.join(TMP, "add_winner.tsv")
+    with open(carried_add, "w") as f:
+        f.write(f"1\t1.5\t1\t1:0x0p+0,{zeros}\tbuiltin.module("
+                "func.func(convert-linalg-to-affine-loops))\n")
+    cfg = config("seed_margin_stop", 1, manifest="fam.tsv", budget=0, ppo=0, bc=50,
+                 holdout=False, more=f"  seed_baselines: {base}\n  winners_from: {carried_add}\n"
+                                     f"  seed_margin: 10\n  families: \"add\"\n")
+    r = train(cfg, "seed_margin_stop")
+    check(r.returncode == 0, f"seed_margin against no passes failed: {r.stderr[-2000:]}")
+    m = rows("seed_margin_stop") if r.returncode == 0 else [{}]
+    cloned = (winners(os.path.join(TMP, "seed_margin_stop", "round_0", "cloned.tsv"))
+              if r.returncode == 0 else {})
+    check(m[0].get("clone_seeds_kept") == "1" and cloned.get(1) == "",
+          f"the add's winner was not cloned as STOP: {m}, demonstrations {cloned}")
+
     # 7d. expit.families: the rounds search only the named families' modules
     for fams, want in (("add", [1]), ("add mm", [0, 1])):
         name = "families_" + fams.replace(" ", "_")
@@ -584,6 +604,18 @@ def main():
                 if r.returncode == 0 else [])
         check(sorted(mod for mod, *_ in recs) == want,
               f"families '{fams}' searched modules {recs}, not {want}")
+    # 7e. expit.compile_limit in the search: the add, whose baseline is no
+    # passes, gets exactly 1 + L times its time without passes; the matmul
+    # 1 + L times its seed's (tiled loops), whatever that measures
+    cfg = config("search_limit", 1, manifest="fam.tsv", budget=2, ppo=0, bc=50, holdout=False,
+                 more=f"  seed_baselines: {base}\n  seed_margin: 0.05\n  compile_limit: 0.5\n",
+                 sub=[("max_steps: 2", "max_steps: 4")])
+    r = train(cfg, "search_limit")
+    check(r.returncode == 0, f"search with a compile-time limit failed: {r.stderr[-2000:]}")
+    limits = dict(re.findall(r"searched: #\d+ \S+/(\w+)\.mlir: \d+ evaluations \(\d+ over the "
+                             r"compile-time limit, ([0-9.]+)x its time without passes\)", r.stderr))
+    check(limits.get("measure_add") == "1.50" and float(limits.get("mm128", "0")) > 0,
+          f"the searches' compile-time limits: {limits}: {r.stderr[-1500:]}")
     cfg = config("families_bad", 1, manifest="fam.tsv", budget=2, ppo=0, holdout=False,
                  more='  families: "add nope"\n')
     r = train(cfg, "families_bad")
