@@ -314,7 +314,9 @@ static mqss_status search_compile_limit(const expit_search_in *in,
 }
 
 // Searches module i (its earlier winner *w, n = -1 when none) into *r; sets
-// out's compile-time limit and evaluations over it.
+// out's compile-time limit, evaluations over it, and whether a winner
+// replaced *w. With the limit, an earlier winner the search measured over it
+// yields to any confirmed winner, however much faster it was.
 static mqss_status search_module(const expit_search_in *in, int i,
                                  const expit_winner *w, record *r,
                                  expit_searched *out) {
@@ -356,9 +358,14 @@ static mqss_status search_module(const expit_search_in *in, int i,
   r->kind = REC_SEARCHED;
   r->evaluations = sr.evaluations;
   r->w = *w;
+  // an earlier winner over the compile-time limit yields to any winner
+  bool stale = false;
+  for (int k = 0; k < sr.n_trace; k++)
+    stale |= !strcmp(sr.trace[k].source, "prior") && sr.trace[k].slow_compile;
   const mqss_search_eval *e = &sr.trace[sr.winner_index];
   if (sr.winner_index > 0 && e->n_decisions <= EXPIT_MAX_DECISIONS &&
-      (w->n < 0 || sr.confirmed_speedup > w->speedup)) {
+      (w->n < 0 || stale || sr.confirmed_speedup > w->speedup)) {
+    out->improved = 1;
     r->w.n = e->n_decisions;
     r->w.speedup = sr.confirmed_speedup;
     memcpy(r->w.d, e->decisions, (size_t)e->n_decisions * sizeof *e->decisions);
@@ -482,8 +489,6 @@ mqss_status expit_search_round(const expit_search_in *in, expit_winner *w,
         const record *r = &rec[i];
         e.skipped = r->kind == REC_SKIPPED;
         e.evaluations = r->evaluations;
-        e.improved = r->kind == REC_SEARCHED && r->w.n > 0 &&
-                     (w[i].n < 0 || r->w.speedup > w[i].speedup);
         e.speedup = r->kind == REC_SEARCHED ? r->w.speedup : NAN;
         e.elapsed_s = (now_ms() - t0) / 1e3;
         in->on_searched(in->ctx, &e);

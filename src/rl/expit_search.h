@@ -52,7 +52,7 @@ typedef struct {
   int done, total;     // modules of the round done, this one included; all
   int skipped;         // its reference did not measure: not searched
   int evaluations;
-  int improved;        // a confirmed winner beat its earlier best
+  int improved;        // a confirmed winner replaced its earlier best
   double speedup;      // its best confirmed speedup so far (1 = reference)
   double elapsed_s;    // wall time of this search
   double max_compile;  // its compile-time limit (expit.compile_limit; 0 none)
