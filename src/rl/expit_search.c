@@ -339,10 +339,13 @@ static mqss_status search_module(const expit_search_in *in, int i,
   mqss_module *m = NULL;
   if (mqss_module_parse_file(in->s, in->ec->module_paths[i], &m) != MQSS_OK)
     return MQSS_ERR_PARSE;
-  mqss_search_result sr = {0};
   mqss_status st = search_compile_limit(in, m, seed, &so.max_compile);
-  if (st == MQSS_OK)
-    st = mqss_search(m, mqss_policy_catalog(in->policy), &so, &sr);
+  if (st != MQSS_OK) {
+    mqss_module_destroy(m);
+    return st;
+  }
+  mqss_search_result sr;
+  st = mqss_search(m, mqss_policy_catalog(in->policy), &so, &sr);
   mqss_module_destroy(m);
   out->max_compile = so.max_compile;
   out->slow = sr.slow_compiles;
