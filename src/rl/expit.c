@@ -154,13 +154,12 @@ static bool same_demo(const mqss_catalog *c, const demo *a, const demo *b) {
 // there; a clone asked to take a step that changes nothing sees the same
 // IR again and learns to repeat itself); a module without a winner (not
 // searched yet) on its seed, the family baseline, when there is one (STOP
-// when that baseline is no passes). A
-// leading seed is cloned as its recipe action (fold_recipe). With
-// expit.seed_margin, a seeded module's winner (STOP included) that is not
-// confirmed faster than its seed by the margin is cloned as the seed (a
-// module whose seed is STOP: as STOP, no passes), so
-// that a family's demonstrations agree on its recipe wherever the search
-// did not clearly beat it. Only the modules the rounds may search are
+// when that baseline is no passes). A leading seed is cloned as its recipe
+// action (fold_recipe). With expit.seed_margin, a seeded module's winner
+// (STOP included) that is not confirmed faster than its seed by the margin
+// is cloned as the seed (as STOP where the seed is STOP), so that a
+// family's demonstrations agree on its recipe wherever the search did not
+// clearly beat it. Only the modules the rounds may search are
 // measured so (expit.families): another family's winners, carried from an
 // earlier run that confirmed them, stand as they are, so that re-measuring
 // borderline winners does not change their labels from run to run. With

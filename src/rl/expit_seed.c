@@ -13,7 +13,8 @@ enum { MAX_FAMILIES = 64 };
 
 typedef struct {
   char name[64];
-  int ok; // 1: decoded into d (no decisions when its pipeline is empty); 0: unmatched
+  int ok; // 1: decoded into d (STOP, no decisions, for an empty pipeline);
+          // 0: unmatched
   int recipe; // the catalog's recipe action of the same pipeline, or -1
   demo d;
 } family_seed;

@@ -10,8 +10,8 @@
 
 typedef struct {
   int seeded;    // modules with a seed of one or more decisions
-  int stops;     // modules whose family baseline is no passes (seed STOP)
   int recipes;   // of those, modules with a recipe action of their seed
+  int stops;     // modules whose family baseline is no passes (seed STOP)
   int unmatched; // families whose pipeline the catalog cannot express
   int refused;   // modules a seed's decision failed on
   int decisions; // the seeds' decisions, after pruning
@@ -31,7 +31,8 @@ mqss_status expit_read_families(mqss_session *s, const char *manifest,
 // cfg->expit_seed_baselines ("default": data/baselines.yaml, as mqss eval
 // finds it), into *out (n_modules demos, malloc'ed; n = 0, STOP, where the
 // family pipeline is empty; n = -1 where there is none: no family
-// pipeline, one the catalog cannot express, or one failing on the module). Each seed is pruned on its module (demo_prune).
+// pipeline, one the catalog cannot express, or one failing on the module).
+// Each seed is pruned on its module (demo_prune).
 // *recipes (n_modules ints, malloc'ed) gets, for each seeded module, the
 // catalog's recipe action of the same pipeline text as its family's
 // (catalog_recipe_action; pooling's is depthwise's), else -1: one decision
