@@ -192,7 +192,8 @@ bool finish_has_unknown_ops(const mqss_module *m);
 //   4: scf.forall and the async dialect run on threads (finish.c)
 //   5: the copy of each forall tile onto itself is dropped (finish.c)
 //   6: scf.forall runs on OpenMP threads, alloca scopes expanded (finish.c)
-#define FINISH_VERSION 6
+//   7: each call starts its stack at a new offset within a page (jit.c)
+#define FINISH_VERSION 7
 
 // A structural hash of `m` for change detection within one process
 // (fingerprint.c): equal for equal IR in one context, and much cheaper than

@@ -362,10 +362,32 @@ int64_t text_bytes(const compiled *c) {
 // ----------------------------------------------------------------------------
 // run
 
+enum { STACK_PAGE = 4096 };
+
+// The offset, within a page, at which the next call's stack starts: 0 to
+// 4080 in steps of 16, from a fixed xorshift sequence, so every child draws
+// the same offsets in the same order.
+static size_t next_stack_shift(void) {
+  static uint64_t x = 0x9e3779b97f4a7c15u;
+  x ^= x << 13;
+  x ^= x >> 7;
+  x ^= x << 17;
+  return (size_t)(x % (STACK_PAGE / 16)) * 16;
+}
+
+// Each call starts its stack at a new offset within a page. The kernel
+// places a process's stack at a random offset, and a program can run twice
+// as long at some offsets as at others (the same code; docs/MEASURE.md,
+// "Stack offset"), so one child used to read one of two times. Varying the
+// offset from call to call makes that noise within a child, which the
+// median over calls and the statistics over pairs absorb.
 double run_once(const compiled *c, call_args *a, outputs *capture) {
   program_io io;
   program_io_begin(&io, capture != NULL);
   call_args_reset(a);
+  volatile char shift[next_stack_shift() + 1];
+  shift[0] = 0;
+  (void)shift;
   child_program_output(true);
   double t0 = now_ms();
   c->fn(a->packed);

@@ -218,6 +218,49 @@ static void test_calling_convention(void **state) {
   mqss_module_destroy(m);
 }
 
+// run_once starts each call's stack at a new offset within a page: the
+// address of a stack buffer, returned by the program, moves by multiples of
+// 16 bytes from call to call and stays within one page of the first call's.
+static void test_stack_offset(void **state) {
+  mqss_session *s = *state;
+  mqss_module *m = parse_path(s, INPUTS "stack_address.mlir");
+  entry_spec e;
+  char msg[512];
+  assert_int_equal(entry_find(m, NULL, &e, msg, sizeof msg), MQSS_MEASURE_OK);
+  mqss_measure_options o = quick();
+  mqss_measure_result r;
+  memset(&r, 0, sizeof r);
+  compiled c;
+  if (!compile_variant(m, NULL, &o, &e, 0, &c, &r))
+    fail_msg("compile failed: %s", r.message);
+  call_args a;
+  assert_true(call_args_init(&a, &e, 1));
+  enum { CALLS = 16 };
+  int64_t addr[CALLS];
+  for (int i = 0; i < CALLS; i++) {
+    outputs out = {0};
+    run_once(&c, &a, &out);
+    assert_int_equal(out.n, 1);
+    memcpy(&addr[i], out.v[0].data, sizeof addr[i]);
+    outputs_free(&out);
+  }
+  int distinct = 0;
+  for (int i = 0; i < CALLS; i++) {
+    int64_t d = addr[i] - addr[0];
+    assert_int_equal(d % 16, 0);
+    assert_true(d > -4096 && d < 4096);
+    bool seen = false;
+    for (int j = 0; j < i; j++)
+      seen |= addr[j] == addr[i];
+    distinct += !seen;
+  }
+  if (distinct < CALLS / 2)
+    fail_msg("%d distinct stack addresses in %d calls", distinct, CALLS);
+  call_args_free(&a);
+  compiled_free(&c);
+  mqss_module_destroy(m);
+}
+
 // examples/matmul_tensor_f32.mlir's @main prints C = A * B with
 //   A[i,k] = ((3i + 5k) mod 7 - 3) * 0.25,  B[k,j] = ((2k + 7j) mod 9 - 4) * 0.5
 // (32x48 times 48x16). The captured standard output must hold exactly those.
@@ -648,6 +691,7 @@ int main(void) {
       T(test_inputs_deterministic),
       T(test_calling_convention),
       T(test_narrow_types_entry),
+      T(test_stack_offset),
       T(test_stdout_capture),
       T(test_measure_ok),
       T(test_fault_timeout),
