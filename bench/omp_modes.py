@@ -25,6 +25,9 @@ usage: bench/omp_modes.py REPORT.json MODULE_DIR [BUILD_DIR]
 """
 import json, os, platform, statistics, subprocess, sys, time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peak import cpu_model  # noqa: E402
+
 # name, environment added to the child's (libomp reads it when loaded),
 # command prefix
 SETTINGS = [
@@ -71,9 +74,7 @@ def main():
     if subprocess.run(["git", "status", "--porcelain"], capture_output=True,
                       text=True).stdout.strip():
         commit += "+dirty"
-    cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
-                if l.startswith("model name")), platform.machine())
-    print(f"machine: {platform.node()}, {cpu}, {os.cpu_count()} cores; "
+    print(f"machine: {platform.node()}, {cpu_model()}, {os.cpu_count()} cores; "
           f"commit {commit}; {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}")
     print(f"{report}: {len(rows)} rows, the {side} pipeline; {children} "
           f"children per setting (interleaved), each the median of {repeat} "

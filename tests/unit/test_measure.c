@@ -52,6 +52,20 @@ static mqss_measure_options quick(void) {
   return o;
 }
 
+// Finds the default entry of m and compiles it after `pipeline` with `o`;
+// fails the test when either step fails.
+static void compile_entry(mqss_module *m, const char *pipeline,
+                          const mqss_measure_options *o, entry_spec *e,
+                          compiled *c) {
+  char msg[512];
+  assert_int_equal(entry_find(m, NULL, e, msg, sizeof msg), MQSS_MEASURE_OK);
+  mqss_measure_result r;
+  memset(&r, 0, sizeof r);
+  if (!compile_variant(m, pipeline, o, e, 0, c, &r))
+    fail_msg("compile failed: %s", r.message);
+  assert_true(r.compile_ms > 0);
+}
+
 // ----------------------------------------------------------------------------
 // names, defaults, entry convention
 
@@ -176,17 +190,10 @@ static void test_calling_convention(void **state) {
   mqss_session *s = *state;
   mqss_module *m = parse_path(s, INPUTS "measure_add.mlir");
   entry_spec e;
-  char msg[512];
-  assert_int_equal(entry_find(m, NULL, &e, msg, sizeof msg), MQSS_MEASURE_OK);
   mqss_measure_options o = quick();
   o.code_size = 1; // keeps the JIT's object for text_bytes
-  mqss_measure_result r;
-  memset(&r, 0, sizeof r);
   compiled c;
-  if (!compile_variant(m, "func.func(convert-linalg-to-affine-loops)", &o, &e, 0,
-                       &c, &r))
-    fail_msg("compile failed: %s", r.message);
-  assert_true(r.compile_ms > 0);
+  compile_entry(m, "func.func(convert-linalg-to-affine-loops)", &o, &e, &c);
   call_args a;
   assert_true(call_args_init(&a, &e, 42));
   outputs out = {0};
@@ -225,14 +232,9 @@ static void test_stack_offset(void **state) {
   mqss_session *s = *state;
   mqss_module *m = parse_path(s, INPUTS "stack_address.mlir");
   entry_spec e;
-  char msg[512];
-  assert_int_equal(entry_find(m, NULL, &e, msg, sizeof msg), MQSS_MEASURE_OK);
   mqss_measure_options o = quick();
-  mqss_measure_result r;
-  memset(&r, 0, sizeof r);
   compiled c;
-  if (!compile_variant(m, NULL, &o, &e, 0, &c, &r))
-    fail_msg("compile failed: %s", r.message);
+  compile_entry(m, NULL, &o, &e, &c);
   call_args a;
   assert_true(call_args_init(&a, &e, 1));
   enum { CALLS = 16 };
