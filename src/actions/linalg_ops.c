@@ -171,6 +171,28 @@ int linalg_loop_extents(MlirOperation op, int64_t *ext) {
   return -1;
 }
 
+bool linalg_scalar_output(MlirOperation op) {
+  if (!name_is(op, "linalg.generic"))
+    return false;
+  MlirAttribute maps = mlirOperationGetAttributeByName(
+      op, mlirStringRefCreateFromCString("indexing_maps"));
+  MlirAttribute seg = mlirOperationGetAttributeByName(
+      op, mlirStringRefCreateFromCString("operandSegmentSizes"));
+  if (mlirAttributeIsNull(maps) || !mlirAttributeIsAArray(maps) ||
+      mlirAttributeIsNull(seg) || !mlirAttributeIsADenseI32Array(seg))
+    return false;
+  intptr_t n = mlirArrayAttrGetNumElements(maps);
+  for (intptr_t i = mlirDenseI32ArrayGetElement(seg, 0); i < n; i++) {
+    MlirAffineMap map = mlirAffineMapAttrGetValue(mlirArrayAttrGetElement(maps, i));
+    intptr_t results = mlirAffineMapGetNumResults(map), constants = 0;
+    for (intptr_t r = 0; r < results; r++)
+      constants += mlirAffineExprIsAConstant(mlirAffineMapGetResult(map, r));
+    if (results > 0 && constants == results)
+      return true;
+  }
+  return false;
+}
+
 // ----------------------------------------------------------------------------
 // tags
 

@@ -37,6 +37,11 @@ bool linalg_loop_is_reduction(MlirOperation op, int d);
 // entries; -1: dynamic or
 // unknown) and returns the number of loops, or -1 for an unsupported op.
 int linalg_loop_extents(MlirOperation op, int64_t *ext);
+// Whether `op` is a linalg.generic with an output (init) indexed by
+// constants only, as a sum into a memref<1xf32> through (d0, d1) -> (0).
+// MLIR 19's vectorizer writes such an output with a vector.transfer_write
+// that has no indices, which does not verify.
+bool linalg_scalar_output(MlirOperation op);
 // The op's tag, or 0 when it has none.
 int64_t linalg_op_tag(MlirOperation op);
 // True when a schedule tiled the op (it carries LINALG_TILED).

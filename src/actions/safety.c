@@ -6,6 +6,7 @@
 // add the op-level checks of schedule_check.c, on the op a decision would
 // address (focus.c). It does not run passes.
 #include "internal.h"
+#include "actions/linalg_ops.h"
 #include "actions/schedule.h"
 #include "actions/stack.h"
 #include "features/irscan.h"
@@ -317,6 +318,13 @@ static bool generic_input(MlirOperation user, intptr_t i) {
          i < mlirDenseI32ArrayGetElement(seg, 0);
 }
 
+// The summary's name for a linalg.generic with an output indexed by
+// constants only (linalg_scalar_output): MLIR 19's vectorizer writes it with
+// a vector.transfer_write that does not verify. The recipes that vectorise
+// every linalg.generic (attention, transformer) avoid it; a schedule
+// decision on such an op is refused by schedule_check.c.
+static const char scalar_output[] = "linalg.scalar-output";
+
 static bool is_one_loop(MlirOperation op, MlirStringRef name) {
   if (!has_prefix(name, "linalg") || named(name, "linalg.yield") ||
       named(name, "linalg.index") || !has_few_loops(op, name))
@@ -429,6 +437,8 @@ static MlirWalkResult summarise(MlirOperation op, void *user) {
     add_name(sum, (MlirStringRef){dynamic_for, sizeof dynamic_for - 1});
   if (is_one_loop(op, name))
     add_name(sum, (MlirStringRef){one_loop, sizeof one_loop - 1});
+  if (linalg_scalar_output(op))
+    add_name(sum, (MlirStringRef){scalar_output, sizeof scalar_output - 1});
   if (is_nested_pass_through(op, name))
     add_name(sum, (MlirStringRef){nested_pass_through,
                                   sizeof nested_pass_through - 1});

@@ -220,6 +220,12 @@ static bool fits(checker *c, MlirOperation op) {
   }
   if (!(c->flags & STEP_VECTORIZES))
     return true;
+  if (linalg_scalar_output(op)) {
+    snprintf(c->why, sizeof c->why, "%s: an output is indexed by constants "
+             "only; MLIR 19 vectorises it into an invalid "
+             "vector.transfer_write", name);
+    return false;
+  }
   int64_t elems = volume(tile, 0, rank);
   if (elems > SCHEDULE_MAX_VECTOR_ELEMS) {
     snprintf(c->why, sizeof c->why, "%s: vectorising %lld elements exceeds "
