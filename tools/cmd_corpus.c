@@ -49,10 +49,13 @@ static int corpus_emit(int argc, char **argv) {
   const char *family = NULL;
   uint64_t seed = 0;
   int index = 0;
+  bool driver = false;
   for (int i = 2; i < argc; i++) {
     const char *a = argv[i];
     bool has = i + 1 < argc;
-    if (!strcmp(a, "--seed") && has) {
+    if (!strcmp(a, "--driver")) {
+      driver = true;
+    } else if (!strcmp(a, "--seed") && has) {
       if (!parse_u64(argv[++i], &seed))
         return cli_error("corpus emit: bad --seed '%s'", argv[i]);
     } else if (!strcmp(a, "--index") && has) {
@@ -68,7 +71,11 @@ static int corpus_emit(int argc, char **argv) {
   if (!family)
     return cli_error("corpus emit: name a family; 'mqss corpus list' shows "
                      "them");
-  char *text = mqss_corpus_emit(family, seed, index);
+  char *text = driver ? mqss_corpus_emit_driver(family, seed, index)
+                      : mqss_corpus_emit(family, seed, index);
+  if (!text && mqss_corpus_emit(family, seed, index))
+    return cli_error("corpus emit: %s module %d has too many arguments for "
+                     "the driver form; leave out --driver", family, index);
   if (!text)
     return cli_error("corpus emit: unknown family '%s'; 'mqss corpus list' "
                      "shows them", family);
@@ -86,6 +93,10 @@ static int corpus_gen(int argc, char **argv) {
     bool ok = true;
     if (!strcmp(a, "--no-verify")) {
       o.verify = 0;
+      continue;
+    }
+    if (!strcmp(a, "--driver")) {
+      o.driver = 1;
       continue;
     }
     if (!v)

@@ -125,7 +125,7 @@ static const cli_command commands[] = {
     {"corpus", "generate the workload corpus (filters, splits, manifest)",
      "usage: mqss corpus gen --out DIR [--count N] [--seed S] [options]\n"
      "       mqss corpus list\n"
-     "       mqss corpus emit FAMILY [--seed S] [--index I]\n"
+     "       mqss corpus emit FAMILY [--seed S] [--index I] [--driver]\n"
      "\n"
      "gen writes N modules <family>_<i>.mlir (candidate i is module i of family\n"
      "i mod F, seeded by (S, i)), manifest.tsv, train.tsv, holdout.tsv and\n"
@@ -144,7 +144,10 @@ static const cli_command commands[] = {
      "  --min-ms T            reference-runtime window in ms (measured with\n"
      "  --max-ms T            mqss_measure; default off)\n"
      "  --max-candidates N    give up after N candidates (default 20*count)\n"
-     "  --no-verify           do not parse the modules before writing them\n",
+     "  --no-verify           do not parse the modules before writing them\n"
+     "  --driver              driver form (gen and emit): the kernel is @kernel,\n"
+     "                        and a @main fills its inputs, calls it and prints\n"
+     "                        checksums; the same modules as without it\n",
      cmd_corpus},
     {"baseline", "measure each module of a manifest under its family's baseline",
      "usage: mqss baseline MANIFEST -o baseline.json [--baselines FILE]\n"

@@ -413,6 +413,14 @@ const char *mqss_corpus_family_about(int i);
 /// family is unknown, `index` < 0, or memory ran out.
 char *mqss_corpus_emit(const char *family, uint64_t seed, int index);
 
+/// The same module in driver form, the shape of a hand-written program: the
+/// kernel is a public @kernel (the @forward above, renamed), and a @main fills
+/// its inputs with a fixed pattern, calls it and prints two checksums (plain
+/// and position-weighted) of every result and memref argument. Its helpers
+/// and @kernel are byte for byte those of mqss_corpus_emit(). NULL as above,
+/// or when the module has more arguments than the driver form supports.
+char *mqss_corpus_emit_driver(const char *family, uint64_t seed, int index);
+
 /// Options of mqss_corpus_generate(). Fill with mqss_corpus_options_init()
 /// and change what you need. Strings are borrowed for the call only.
 typedef struct {
@@ -430,6 +438,10 @@ typedef struct {
   /// mqss_measure, 1 warm-up + 3 runs); both 0 = no runtime filter (default).
   double min_run_ms, max_run_ms;
   int timeout_ms;          ///< per-measurement limit of that filter (default 20000)
+  /// Nonzero: write every kept module in driver form
+  /// (mqss_corpus_emit_driver()). The filters and the split see the usual
+  /// form, so the corpus holds the same modules as without it (default 0).
+  int driver;
 } mqss_corpus_options;
 
 /// Fills `opts` with the defaults documented on each field.

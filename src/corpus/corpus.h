@@ -50,6 +50,8 @@ typedef struct {
   char type[96]; // "tensor<1x16x16x8xf32>"
 } val;
 
+enum { MAX_FORWARD_ARGS = 32 };
+
 typedef struct {
   pcg32 rng;
   strbuf helpers;   // private kernels, in emission order
@@ -61,6 +63,10 @@ typedef struct {
   double flops;     // estimated arithmetic ops of one @forward call
   const char *note; // one-line description for the header comment
   strbuf desc;      // kernels used, for the header comment
+  // Parameter and result types one by one, for the driver form's @main;
+  // `overflow` when more were added than fit (the driver form then fails).
+  char ptype[MAX_FORWARD_ARGS][96], rtype[MAX_FORWARD_ARGS][96];
+  bool overflow;
 } gen;
 
 void gen_init(gen *g, uint64_t initstate, uint64_t stream);
@@ -76,15 +82,20 @@ val gen_call(gen *g, const char *fn, const char *rtype, int nargs,
 // True when @forward can take `more` parameters and still stay within the
 // measurement harness's limit of MAX_FORWARD_ARGS arguments + results (one
 // result slot is kept in reserve).
-enum { MAX_FORWARD_ARGS = 32 };
 bool gen_has_room(const gen *g, int more);
 // Appends a @forward result.
 void gen_result(gen *g, val v);
 // Records a kernel in the header description.
 void gen_note_kernel(gen *g, const char *what);
-// Assembles the whole module text into out (appends).
-void gen_finish(gen *g, const char *family, const char *domain,
-                uint64_t seed, int index, strbuf *out);
+// Assembles the whole module text into out (appends). With `driver`, the
+// module is in driver form: @forward is named @kernel and a @main fills its
+// inputs, calls it and prints checksums (driver.c); false when the driver
+// form cannot be written (more arguments than gen keeps).
+bool gen_finish(gen *g, const char *family, const char *domain,
+                uint64_t seed, int index, bool driver, strbuf *out);
+// The driver form's @main for @kernel with g's parameter and result types,
+// appended to out (driver.c).
+void gen_driver_main(const gen *g, strbuf *out);
 
 // Type text helpers: "tensor<AxBxf32>" / "memref<AxBxf64>".
 void ty_tensor(char out[96], elt t, int rank, const int *dims);
@@ -220,9 +231,10 @@ extern const int irregular_nkernels;
 extern const poly_kernel memref_kernels[];
 extern const int memref_nkernels;
 
-// Emits the text of module `index` of family f for `seed` into out.
-void corpus_emit_module(const corpus_family *f, uint64_t seed, int index,
-                        strbuf *out);
+// Emits the text of module `index` of family f for `seed` into out, in
+// driver form with `driver` (see gen_finish; false when it cannot be).
+bool corpus_emit_module(const corpus_family *f, uint64_t seed, int index,
+                        bool driver, strbuf *out);
 
 // Number of '\n'-terminated lines in text.
 int count_lines(const char *text, size_t len);

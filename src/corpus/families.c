@@ -90,15 +90,16 @@ static uint64_t splitmix64(uint64_t x) {
   return x ^ (x >> 31);
 }
 
-void corpus_emit_module(const corpus_family *f, uint64_t seed, int index,
-                        strbuf *out) {
+bool corpus_emit_module(const corpus_family *f, uint64_t seed, int index,
+                        bool driver, strbuf *out) {
   gen g;
   // Module `index` depends only on (seed, index): state from the index,
   // stream from the seed. It does not depend on how many modules are made.
   gen_init(&g, splitmix64(splitmix64(seed) + (uint64_t)index), seed);
   f->emit(&g);
-  gen_finish(&g, f->name, f->domain, seed, index, out);
+  bool ok = gen_finish(&g, f->name, f->domain, seed, index, driver, out);
   gen_free(&g);
+  return ok;
 }
 
 // ----------------------------------------------------------------------------
@@ -118,11 +119,20 @@ const char *mqss_corpus_family_about(int i) {
   return i >= 0 && i < corpus_nfamilies ? corpus_families[i].about : NULL;
 }
 
-char *mqss_corpus_emit(const char *family, uint64_t seed, int index) {
+static char *emit(const char *family, uint64_t seed, int index, bool driver) {
   const corpus_family *f = family ? corpus_family_find(family) : NULL;
   if (!f || index < 0)
     return NULL;
   strbuf sb = {0};
-  corpus_emit_module(f, seed, index, &sb);
+  if (!corpus_emit_module(f, seed, index, driver, &sb))
+    sb_free(&sb);
   return sb.data;
+}
+
+char *mqss_corpus_emit(const char *family, uint64_t seed, int index) {
+  return emit(family, seed, index, false);
+}
+
+char *mqss_corpus_emit_driver(const char *family, uint64_t seed, int index) {
+  return emit(family, seed, index, true);
 }

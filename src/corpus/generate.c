@@ -37,6 +37,7 @@ void mqss_corpus_options_init(mqss_corpus_options *o) {
       .min_run_ms = 0,
       .max_run_ms = 0,
       .timeout_ms = 20000,
+      .driver = 0,
   };
 }
 
@@ -90,10 +91,11 @@ static void manifest_text(strbuf *sb, const mqss_corpus_options *o,
                           int which) {
   sb_printf(sb,
             "# mqss corpus manifest v1: split=%s seed=%llu count=%d "
-            "lines=%d-%d runtime_ms=%g-%g\n"
+            "lines=%d-%d runtime_ms=%g-%g%s\n"
             "# file\tfamily\tdomain\tindex\tlines\tfnv64\tref_ms\n",
             split, (unsigned long long)o->seed, o->count, o->min_lines,
-            o->max_lines, o->min_run_ms, o->max_run_ms);
+            o->max_lines, o->min_run_ms, o->max_run_ms,
+            o->driver ? " form=driver" : "");
   for (int i = 0; i < n; i++) {
     if (which >= 0 && es[i].holdout != (which == 1))
       continue;
@@ -198,6 +200,21 @@ static verdict runtime_filter(mqss_module *m, const mqss_corpus_options *o,
   return KEEP;
 }
 
+// Parses a generated module into *m; a failure is a generator bug.
+static mqss_status parse_generated(mqss_session *s, const strbuf *text,
+                                   const entry *e, uint64_t seed,
+                                   mqss_module **m) {
+  if (mqss_module_parse_string(s, text->data, text->len, e->file, m) ==
+      MQSS_OK)
+    return MQSS_OK;
+  char msg[2048];
+  snprintf(msg, sizeof msg, "%s", mqss_errmsg(s));
+  return fail(s, MQSS_ERR_INTERNAL,
+              "corpus generator bug: family %s, seed %llu, index %d does not "
+              "parse (%s); please report it",
+              e->fam->name, (unsigned long long)seed, e->index, msg);
+}
+
 // ----------------------------------------------------------------------------
 // generate
 
@@ -231,7 +248,7 @@ mqss_status mqss_corpus_generate(mqss_session *s,
   for (int j = 0; rep->kept < o->count && j < max_cand; j++) {
     const corpus_family *f = sel[j % nsel];
     sb_clear(&text);
-    corpus_emit_module(f, o->seed, j, &text);
+    corpus_emit_module(f, o->seed, j, false, &text);
     rep->candidates++;
     entry *e = &es[rep->kept];
     *e = (entry){.fam = f, .index = j, .ref_ms = -1};
@@ -247,16 +264,8 @@ mqss_status mqss_corpus_generate(mqss_session *s,
     }
     if (o->verify || runtime) {
       mqss_module *m = NULL;
-      if (mqss_module_parse_string(s, text.data, text.len, e->file, &m) !=
-          MQSS_OK) {
-        char msg[2048];
-        snprintf(msg, sizeof msg, "%s", mqss_errmsg(s));
-        st = fail(s, MQSS_ERR_INTERNAL,
-                  "corpus generator bug: family %s, seed %llu, index %d "
-                  "does not parse (%s); please report it",
-                  f->name, (unsigned long long)o->seed, j, msg);
+      if ((st = parse_generated(s, &text, e, o->seed, &m)) != MQSS_OK)
         goto done;
-      }
       verdict v = runtime ? runtime_filter(m, o, &e->ref_ms) : KEEP;
       mqss_module_destroy(m);
       if (v != KEEP) {
@@ -265,6 +274,23 @@ mqss_status mqss_corpus_generate(mqss_session *s,
         rep->dropped_failed += v == DROP_FAILED;
         continue;
       }
+    }
+    if (o->driver) {
+      sb_clear(&text);
+      if (!corpus_emit_module(f, o->seed, j, true, &text)) {
+        st = fail(s, MQSS_ERR_INTERNAL,
+                  "corpus: family %s, seed %llu, index %d has more than %d "
+                  "arguments, too many for the driver form; leave out "
+                  "--driver or this family",
+                  f->name, (unsigned long long)o->seed, j, MAX_FORWARD_ARGS);
+        goto done;
+      }
+      e->lines = count_lines(text.data, text.len);
+      mqss_module *m = NULL;
+      if (o->verify && (st = parse_generated(s, &text, e, o->seed, &m)) !=
+                           MQSS_OK)
+        goto done;
+      mqss_module_destroy(m);
     }
     e->hash = fnv1a(FNV_OFFSET, text.data, text.len);
     sb_clear(&path);

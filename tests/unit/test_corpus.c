@@ -75,6 +75,73 @@ static void test_every_family_parses_and_finishes(void **state) {
   }
 }
 
+// Counts the occurrences of needle in text, or in [text, end) when end is
+// not NULL.
+static int count_in(const char *text, const char *end, const char *needle) {
+  int n = 0;
+  for (const char *p = strstr(text, needle); p && (!end || p < end);
+       p = strstr(p + 1, needle))
+    n++;
+  return n;
+}
+
+static int count_of(const char *text, const char *needle) {
+  return count_in(text, NULL, needle);
+}
+
+// The driver form of every family: the helpers and the kernel are the usual
+// form's bytes with @forward named @kernel; @main calls it once and prints
+// two checksums of each result and memref argument; it finishes to LLVM.
+static void test_driver_form(void **state) {
+  mqss_session *s = *state;
+  assert_null(mqss_corpus_emit_driver("no_such_family", 0, 0));
+  assert_null(mqss_corpus_emit_driver("conv2d", 0, -1));
+  for (int i = 0; i < mqss_corpus_family_count(); i++) {
+    const char *fam = mqss_corpus_family_name(i);
+    char *fwd = mqss_corpus_emit(fam, 11, 1);
+    char *drv = mqss_corpus_emit_driver(fam, 11, 1);
+    assert_non_null(drv);
+    char *again = mqss_corpus_emit_driver(fam, 11, 1);
+    assert_string_equal(drv, again);
+    free(again);
+    assert_null(strstr(drv, "@forward"));
+    assert_int_equal(count_of(drv, "call @kernel("), 1);
+    // Usual form from its first function on, @forward renamed.
+    const char *f0 = strstr(fwd, "\nfunc.func "), *d0 = strstr(drv, "\nfunc.func ");
+    const char *dmain = strstr(drv, "\nfunc.func @main() {\n");
+    assert_non_null(f0);
+    assert_non_null(dmain);
+    const char *ff = strstr(f0, "func.func @forward(");
+    const char *fk = ff + strlen("func.func @forward(");
+    const char *dk = d0 + (ff - f0) + strlen("func.func @kernel(");
+    if (strncmp(f0, d0, (size_t)(ff - f0)) ||
+        strncmp(d0 + (ff - f0), "func.func @kernel(", 18) ||
+        strlen(fk) != (size_t)(dmain - dk) ||
+        strncmp(fk, dk, strlen(fk)))
+      fail_msg("%s: the driver form's helpers or kernel differ", fam);
+    // Two prints per result and per memref argument of the kernel.
+    const char *sig = strstr(fwd, "func.func @forward(");
+    const char *sig_end = strchr(sig, '\n');
+    const char *arrow = strstr(sig, ") -> (");
+    int outs = count_in(sig, sig_end, ": memref<");
+    if (arrow && arrow < sig_end)
+      outs += count_in(arrow, sig_end, "tensor<") +
+              count_in(arrow, sig_end, "memref<");
+    assert_true(outs > 0);
+    if (count_of(dmain, "call @printMemref") != 2 * outs)
+      fail_msg("%s: %d checksum prints for %d outputs", fam,
+               count_of(dmain, "call @printMemref"), outs);
+    mqss_module *m = NULL;
+    if (mqss_module_parse_string(s, drv, strlen(drv), fam, &m) != MQSS_OK)
+      fail_msg("%s driver form does not parse: %s", fam, mqss_errmsg(s));
+    if (mqss_module_finish(m) != MQSS_OK)
+      fail_msg("%s driver form does not finish: %s", fam, mqss_errmsg(s));
+    mqss_module_destroy(m);
+    free(fwd);
+    free(drv);
+  }
+}
+
 static void test_deterministic_per_seed(void **state) {
   (void)state;
   for (int i = 0; i < mqss_corpus_family_count(); i++) {
@@ -260,6 +327,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_every_family_parses_and_finishes,
                                       session_setup, session_teardown),
       cmocka_unit_test(test_deterministic_per_seed),
+      cmocka_unit_test_setup_teardown(test_driver_form, session_setup,
+                                      session_teardown),
       cmocka_unit_test_setup_teardown(test_generate_filters_and_splits, session_setup,
                                       session_teardown),
       cmocka_unit_test_setup_teardown(test_generate_rejects_unknown_family,
