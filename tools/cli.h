@@ -94,6 +94,7 @@ typedef struct {
   int time_budget_ms;                       // --time-budget-ms + 1; 0 = none
   int budget;                // --budget N: any-time selection (0 = pure policy)
   double max_compile;        // --max-compile F + 1; 0 = the library's default
+  int confirm_pairs;         // --confirm-pairs N; 0 = the library's default
 } policy_cli;
 // Consumes a shared option at argv[*i]: 1 consumed, 0 not, -1 error printed.
 int policy_cli_option(policy_cli *o, int argc, char **argv, int *i);

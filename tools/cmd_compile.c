@@ -61,6 +61,8 @@ int cmd_compile(int argc, char **argv) {
     go.budget = o.budget;
     if (o.max_compile > 0)
       go.max_compile = o.max_compile - 1;
+    if (o.confirm_pairs > 0)
+      go.confirm_pairs = o.confirm_pairs;
     if (o.seed)
       go.seed = o.seed;
     mqss_guard_report r;

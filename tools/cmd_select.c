@@ -55,13 +55,18 @@ int policy_cli_option(policy_cli *o, int argc, char **argv, int *i) {
       return -1;
     o->max_compile += 1;
     return 1;
-  } else if (!strcmp(f, "--budget")) {
+  } else if (!strcmp(f, "--budget") || !strcmp(f, "--confirm-pairs")) {
     long v;
+    bool pairs = !strcmp(f, "--confirm-pairs");
     if (!has)
       return cli_error("%s needs a value", f), -1;
-    if (!cli_parse_int(argv[0], f, argv[++*i], 0, 1000, &v))
+    if (!cli_parse_int(argv[0], f, argv[++*i], pairs, pairs ? 10000 : 1000,
+                       &v))
       return -1;
-    o->budget = (int)v;
+    if (pairs)
+      o->confirm_pairs = (int)v;
+    else
+      o->budget = (int)v;
     return 1;
   } else if (!strcmp(f, "--seed") || !strcmp(f, "--max-steps")) {
     if (!has)
@@ -266,6 +271,8 @@ int cmd_select(int argc, char **argv) {
     bo.budget = o.budget;
     if (o.max_compile > 0)
       bo.max_compile = o.max_compile - 1;
+    if (o.confirm_pairs > 0)
+      bo.confirm_pairs = o.confirm_pairs;
     char cache[4096];
     if (o.cache_dir && o.budget > 0) {
       mkdir(o.cache_dir, 0777); // an error shows when the cache opens

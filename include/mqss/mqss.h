@@ -1267,11 +1267,14 @@ typedef struct {
   /// mqss_policy_compile_guarded(): > 0 selects with
   /// mqss_policy_select_budget() and this budget (proposals measured with
   /// warmup 1, repeat 5, the cache of cache_dir), then measures the accepted
-  /// selection against a non-empty `baseline` (20 interleaved pairs) and
-  /// uses the baseline when it is confirmed faster by 2%; 0 = the pure
-  /// policy, outputs checked only (default)
+  /// selection against a non-empty `baseline` (confirm_pairs interleaved
+  /// pairs) and uses the baseline when it is confirmed faster by 2%. When
+  /// that is not confirmed but the estimate is above 1.02, it measures again
+  /// with three times the pairs and decides on that. 0 = the pure policy,
+  /// outputs checked only (default)
   int budget;
   double max_compile;    ///< with a budget: mqss_budget_options.max_compile (default 4)
+  int confirm_pairs;     ///< with a budget: mqss_budget_options.confirm_pairs (default 20)
 } mqss_guard_options;
 
 /// Fills `opts` with the defaults documented on each field.

@@ -24,6 +24,7 @@ void mqss_guard_options_init(mqss_guard_options *o) {
   mqss_budget_options bo; // any-time selection's defaults, likewise
   mqss_budget_options_init(&bo);
   o->max_compile = bo.max_compile;
+  o->confirm_pairs = bo.confirm_pairs;
 }
 
 static void copy(char *dst, size_t n, const char *src) {
@@ -144,6 +145,7 @@ static mqss_status guard_budget_options(mqss_module *module,
   mqss_budget_options_init(bo);
   bo->budget = o->budget;
   bo->max_compile = o->max_compile;
+  bo->confirm_pairs = o->confirm_pairs;
   bo->measure.seed = o->seed;
   bo->measure.timeout_ms = o->timeout_ms;
   bo->measure.mem_limit_mb = o->mem_limit_mb;
@@ -166,7 +168,13 @@ static mqss_status guard_budget_options(mqss_module *module,
 // With a budget: the pipeline the guard accepted against the baseline, in
 // bo->confirm_pairs interleaved pairs, outputs checked. The baseline
 // replaces it when it is confirmed faster by bo->min_gain, so that a measured
-// selection is never used where the baseline is confirmed faster.
+// selection is never used where the baseline is confirmed faster. A first
+// reading whose estimate favours the baseline by more than min_gain but
+// whose interval does not clear it (a noisy module, threads on few cores)
+// is replaced by a reading with three times the pairs: keeping the
+// selection is then a decision, not the noise's. Reading again only when
+// the estimate favours the baseline can only move the choice to it, which
+// costs nothing where the two are equally fast.
 static mqss_status versus_baseline(mqss_module *module,
                                    const mqss_budget_options *bo,
                                    const char *baseline, mqss_guard_report *r) {
@@ -179,6 +187,22 @@ static mqss_status versus_baseline(mqss_module *module,
   if (rc != MQSS_OK)
     return rc;
   size_t len = strlen(r->reason);
+  if (verdict == 0 && vs.a.status == MQSS_MEASURE_OK &&
+      vs.b.status == MQSS_MEASURE_OK && vs.ratio_hl > 1 + bo->min_gain) {
+    mqss_budget_options more = *bo;
+    more.confirm_pairs = 3 * bo->confirm_pairs;
+    len += (size_t)snprintf(r->reason + len, sizeof r->reason - len,
+                            "; the baseline measured %.3fx [%.3f, %.3f] over "
+                            "the selection: not confirmed, read again with "
+                            "%d pairs",
+                            vs.ratio_hl, vs.ratio_lo, vs.ratio_hi,
+                            more.confirm_pairs);
+    if (len >= sizeof r->reason)
+      len = sizeof r->reason - 1;
+    if ((rc = budget_versus(module, &more, baseline, r->used, &vs,
+                            &verdict)) != MQSS_OK)
+      return rc;
+  }
   if (vs.a.status != MQSS_MEASURE_OK || vs.b.status != MQSS_MEASURE_OK) {
     snprintf(r->reason + len, sizeof r->reason - len,
              "; not compared with the baseline (baseline %s, selection %s): "
