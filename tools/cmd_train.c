@@ -111,9 +111,11 @@ static void on_seeds(void *ctx, const expit_seed_counts *c) {
             "have no seed\n", c->unmatched, c->unmatched_family);
   if (!p->quiet)
     fprintf(stderr, "expit: seeds for %d modules (%d with a recipe action), "
-            "%d decisions (%d no-op decisions pruned, %d given other sizes), "
-            "%d modules refused, %d whose baseline is no passes, %.1f s\n",
-            c->seeded, c->recipes, c->decisions, c->pruned, c->adapted,
+            "%d decisions from %d recipe steps (no-op steps dropped, kind-wide "
+            "steps that do not fit every op split per op; %d given other "
+            "sizes), %d modules refused, %d whose baseline is no passes, "
+            "%.1f s\n",
+            c->seeded, c->recipes, c->decisions, c->steps, c->adapted,
             c->refused, c->stops, c->seconds);
   if (c->refused && !p->quiet)
     fprintf(stderr, "expit: the first refused seed: %s\n", c->refused_first);

@@ -102,7 +102,7 @@ mqss_status expit_seeds(mqss_session *s, const train_config *cfg,
       counts->recipes += f->recipe >= 0;
       counts->seeded++;
       counts->decisions += pruned.n;
-      counts->pruned += d->n - pruned.n;
+      counts->steps += d->n;
       counts->adapted += adapted;
     }
   }

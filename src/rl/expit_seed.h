@@ -14,8 +14,10 @@ typedef struct {
   int stops;     // modules whose family baseline is no passes (seed STOP)
   int unmatched; // families whose pipeline the catalog cannot express
   int refused;   // modules a seed's decision failed on
-  int decisions; // the seeds' decisions, after pruning
-  int pruned;    // decisions pruned because they changed nothing
+  int decisions; // the seeds' decisions, after demo_prune
+  int steps;     // the recipes' decisions before it, which demo_prune drops
+                 // where they change nothing and splits per op where a
+                 // kind-wide step does not fit every op
   int adapted;   // decisions given other sizes (expit.adapt_sizes)
   double seconds; // time taken
   char unmatched_family[64]; // the first unmatched family ("" none)

@@ -490,8 +490,9 @@ def main():
     r = train(cfg, "seeded")
     check(r.returncode == 0, f"seeded run failed: {r.stderr[-2000:]}")
     got = re.search(r"expit: seeds for (\d+) modules \((\d+) with a recipe action\), "
-                    r"(\d+) decisions \((\d+) no-op", r.stderr)
-    check(got and got.group(1) == "1" and got.group(2) == "0" and int(got.group(4)) >= 1
+                    r"(\d+) decisions from (\d+) recipe steps \(no-op", r.stderr)
+    # the recipe's 4 steps: the second cse changes nothing and is dropped
+    check(got and got.group(1) == "1" and got.group(2) == "0" and got.group(4) == "4"
           and int(got.group(3)) <= 3, f"seeds reported: {got.groups() if got else r.stderr[-500:]}")
     check("1 whose baseline is no passes" in r.stderr,  # the add: its seed is STOP
           f"the add's empty baseline is not its seed: {r.stderr[-500:]}")
