@@ -231,10 +231,12 @@ extern const int irregular_nkernels;
 extern const poly_kernel memref_kernels[];
 extern const int memref_nkernels;
 
-// Emits the text of module `index` of family f for `seed` into out, in
-// driver form with `driver` (see gen_finish; false when it cannot be).
+// Emits the text of module `index` of family f for `seed`: the usual form
+// into `out` and the driver form (see gen_finish) into `drv`, each when not
+// NULL, from one run of the family's emitter. False when the driver form
+// was asked for and cannot be written.
 bool corpus_emit_module(const corpus_family *f, uint64_t seed, int index,
-                        bool driver, strbuf *out);
+                        strbuf *out, strbuf *drv);
 
 // Number of '\n'-terminated lines in text.
 int count_lines(const char *text, size_t len);

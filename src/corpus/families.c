@@ -91,13 +91,15 @@ static uint64_t splitmix64(uint64_t x) {
 }
 
 bool corpus_emit_module(const corpus_family *f, uint64_t seed, int index,
-                        bool driver, strbuf *out) {
+                        strbuf *out, strbuf *drv) {
   gen g;
   // Module `index` depends only on (seed, index): state from the index,
   // stream from the seed. It does not depend on how many modules are made.
   gen_init(&g, splitmix64(splitmix64(seed) + (uint64_t)index), seed);
   f->emit(&g);
-  bool ok = gen_finish(&g, f->name, f->domain, seed, index, driver, out);
+  if (out)
+    gen_finish(&g, f->name, f->domain, seed, index, false, out);
+  bool ok = !drv || gen_finish(&g, f->name, f->domain, seed, index, true, drv);
   gen_free(&g);
   return ok;
 }
@@ -124,7 +126,8 @@ static char *emit(const char *family, uint64_t seed, int index, bool driver) {
   if (!f || index < 0)
     return NULL;
   strbuf sb = {0};
-  if (!corpus_emit_module(f, seed, index, driver, &sb))
+  if (!corpus_emit_module(f, seed, index, driver ? NULL : &sb,
+                          driver ? &sb : NULL))
     sb_free(&sb);
   return sb.data;
 }

@@ -244,11 +244,13 @@ mqss_status mqss_corpus_generate(mqss_session *s,
   entry *es = calloc((size_t)o->count, sizeof *es);
   if (!es)
     return fail(s, MQSS_ERR_NOMEM, "out of memory");
-  strbuf text = {0}, path = {0};
+  strbuf text = {0}, drv = {0}, path = {0};
   for (int j = 0; rep->kept < o->count && j < max_cand; j++) {
     const corpus_family *f = sel[j % nsel];
     sb_clear(&text);
-    corpus_emit_module(f, o->seed, j, false, &text);
+    sb_clear(&drv);
+    bool drv_ok = corpus_emit_module(f, o->seed, j, &text,
+                                     o->driver ? &drv : NULL);
     rep->candidates++;
     entry *e = &es[rep->kept];
     *e = (entry){.fam = f, .index = j, .ref_ms = -1};
@@ -262,7 +264,18 @@ mqss_status mqss_corpus_generate(mqss_session *s,
       rep->dropped_long++;
       continue;
     }
-    if (o->verify || runtime) {
+    if (!drv_ok) {
+      st = fail(s, MQSS_ERR_INTERNAL,
+                "corpus: family %s, seed %llu, index %d has more than %d "
+                "arguments, too many for the driver form; leave out "
+                "--driver or this family",
+                f->name, (unsigned long long)o->seed, j, MAX_FORWARD_ARGS);
+      goto done;
+    }
+    // The filters see the usual form; with --driver, the driver form is
+    // what is verified and written.
+    const strbuf *out = o->driver ? &drv : &text;
+    if (runtime || (o->verify && !o->driver)) {
       mqss_module *m = NULL;
       if ((st = parse_generated(s, &text, e, o->seed, &m)) != MQSS_OK)
         goto done;
@@ -276,26 +289,17 @@ mqss_status mqss_corpus_generate(mqss_session *s,
       }
     }
     if (o->driver) {
-      sb_clear(&text);
-      if (!corpus_emit_module(f, o->seed, j, true, &text)) {
-        st = fail(s, MQSS_ERR_INTERNAL,
-                  "corpus: family %s, seed %llu, index %d has more than %d "
-                  "arguments, too many for the driver form; leave out "
-                  "--driver or this family",
-                  f->name, (unsigned long long)o->seed, j, MAX_FORWARD_ARGS);
-        goto done;
-      }
-      e->lines = count_lines(text.data, text.len);
+      e->lines = count_lines(drv.data, drv.len);
       mqss_module *m = NULL;
-      if (o->verify && (st = parse_generated(s, &text, e, o->seed, &m)) !=
+      if (o->verify && (st = parse_generated(s, &drv, e, o->seed, &m)) !=
                            MQSS_OK)
         goto done;
       mqss_module_destroy(m);
     }
-    e->hash = fnv1a(FNV_OFFSET, text.data, text.len);
+    e->hash = fnv1a(FNV_OFFSET, out->data, out->len);
     sb_clear(&path);
     sb_printf(&path, "%s/%s", o->out_dir, e->file);
-    if ((st = write_text(s, path.data, text.data, text.len)) != MQSS_OK)
+    if ((st = write_text(s, path.data, out->data, out->len)) != MQSS_OK)
       goto done;
     rep->kept++;
   }
@@ -325,6 +329,7 @@ mqss_status mqss_corpus_generate(mqss_session *s,
   st = write_text(s, path.data, text.data, text.len);
 done:
   sb_free(&text);
+  sb_free(&drv);
   sb_free(&path);
   free(es);
   return st;
