@@ -127,6 +127,8 @@ static bool parse_args(int argc, char **argv, eval_args *a) {
         cli_error("eval: --min-gain expects a number in [0, 1), got '%s'", v);
         return false;
       }
+    } else if (!strcmp(f, "--kernels")) {
+      a->set.kernels = true;
     } else if (!strcmp(f, "--no-isolate")) {
       a->set.select.isolate = 0;
     } else if (!strcmp(f, "--fit-sizes") || !strcmp(f, "--no-fit-sizes")) {

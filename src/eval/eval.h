@@ -74,6 +74,8 @@ typedef struct {
                                 // compile time is their minimum
   mqss_select_options select;
   double min_gain;              // a speedup counts when its interval clears 1 + this
+  bool kernels;                 // time each module's kernel (entry_kernel), not
+                                // its program; the selection sees the module
 } eval_settings;
 
 // Where the "baseline" side of a row's compile and size ratios came from.
@@ -101,6 +103,7 @@ typedef struct {
                          // "parse_failed"
   bool ok;               // the policy's pipeline measured ok
   char message[512];     // why not ok; notes otherwise
+  char entry[128];       // the function timed ("" before it is known)
   char *policy_pipeline; // "" = the empty selection (owned)
   int n_decisions;
   double decision_ms;    // wall time of mqss_policy_select

@@ -76,6 +76,7 @@ static cJSON *row_json(const eval_row *r) {
   }
   cJSON_AddStringToObject(j, "status", r->status);
   cJSON_AddStringToObject(j, "message", r->message);
+  cJSON_AddStringToObject(j, "entry", r->entry);
   cJSON_AddStringToObject(j, "policy_pipeline",
                           r->policy_pipeline ? r->policy_pipeline : "");
   cJSON_AddNumberToObject(j, "decisions", r->n_decisions);
@@ -170,6 +171,7 @@ char *eval_json(const eval_row *rows, int n, const eval_agg *agg,
   cJSON_AddNumberToObject(set, "compile_samples", meta->settings->compile_samples);
   cJSON_AddNumberToObject(set, "seed", (double)meta->settings->measure.seed);
   cJSON_AddNumberToObject(set, "min_gain", meta->settings->min_gain);
+  cJSON_AddBoolToObject(set, "kernels", meta->settings->kernels);
   cJSON *fx = cJSON_AddObjectToObject(root, "fixed");
   if (meta->fixed_pipeline)
     cJSON_AddStringToObject(fx, "pipeline", meta->fixed_pipeline);
@@ -478,6 +480,10 @@ static mqss_status write_md(mqss_session *s, const char *path, const eval_row *r
           m->policy_path ? m->policy_path : "(default)", m->settings->measure.repeat,
           m->settings->measure.warmup, m->settings->rounds,
           m->settings->compile_samples, 100 * m->settings->min_gain);
+  if (m->settings->kernels)
+    fprintf(f, "Timed: each module's kernel (`--kernels`: its one public "
+               "function other than @main, on generated inputs), not the "
+               "program; the policy selects for the whole module.\n\n");
   if (m->fixed_pipeline)
     fprintf(f, "best fixed pipeline (%s): `%s`\n\n", m->fixed_source,
             *m->fixed_pipeline ? m->fixed_pipeline : "(reference)");

@@ -3,6 +3,7 @@
 // fixed pipeline, each in interleaved A/B pairs (mqss_measure_vs). It fills
 // one eval_row; it prints nothing and aggregates nothing (eval_stats.c).
 #include "eval/eval.h"
+#include "measure/measure.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -185,6 +186,17 @@ mqss_status eval_module(const mqss_policy *policy, mqss_module *m,
   mqss_session *sess = mqss_module_session(m);
   row->ok = false;
   row->baseline_pipeline = baseline;
+  eval_settings kernel;
+  if (s->kernels) { // every comparison below times the kernel
+    if (!entry_kernel(m, row->entry, sizeof row->entry, row->message,
+                      sizeof row->message)) {
+      snprintf(row->status, sizeof row->status, "unsupported");
+      return MQSS_OK;
+    }
+    kernel = *s;
+    kernel.measure.entry = row->entry;
+    s = &kernel;
+  }
   snprintf(row->status, sizeof row->status, "select_failed");
   mqss_selection *sel = NULL;
   double t0 = now_ms();
@@ -222,6 +234,7 @@ mqss_status eval_module(const mqss_policy *policy, mqss_module *m,
     return MQSS_OK;
   }
   snprintf(row->status, sizeof row->status, "ok");
+  snprintf(row->entry, sizeof row->entry, "%s", ref.a.entry);
   row->ok = true;
   if (eval_pipeline_empty(row->policy_pipeline)) {
     ref.ratio = ref.lo = ref.hi = 1.0; // the reference itself: 1, not noise

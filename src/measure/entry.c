@@ -174,6 +174,30 @@ static bool name_is(MlirStringRef n, const char *s) {
   return n.length == strlen(s) && !memcmp(n.data, s, n.length);
 }
 
+// The one public function with a body in fl other than @skip (NULL: none
+// skipped), else a null op; *npublic counts them and `names` lists them
+// (", "-separated), so that an error can name the choices.
+static MlirOperation single_public(const struct func_list *fl, const char *skip,
+                                   int *npublic, char *names, size_t len) {
+  MlirOperation f = {NULL};
+  size_t used = 0;
+  *npublic = 0;
+  names[0] = '\0';
+  for (int i = 0; i < fl->n; i++) {
+    MlirStringRef n = func_name(fl->ops[i]);
+    if (!func_is_public_definition(fl->ops[i]) || (skip && name_is(n, skip)))
+      continue;
+    if ((*npublic)++ == 0)
+      f = fl->ops[i];
+    if (used < len) {
+      int w = snprintf(names + used, len - used, "%s@%.*s", used ? ", " : "",
+                       (int)n.length, n.data);
+      used += w > 0 ? (size_t)w : 0;
+    }
+  }
+  return *npublic == 1 ? f : (MlirOperation){NULL};
+}
+
 mqss_measure_status entry_find(mqss_module *m, const char *want,
                                entry_spec *out, char *msg, size_t msglen) {
   memset(out, 0, sizeof *out);
@@ -191,21 +215,10 @@ mqss_measure_status entry_find(mqss_module *m, const char *want,
           !mlirBlockIsNull(mlirRegionGetFirstBlock(mlirOperationGetRegion(fl.ops[i], 0))))
         f = fl.ops[i];
   if (mlirOperationIsNull(f) && !want) {
-    int npublic = 0;
-    for (int i = 0; i < fl.n; i++)
-      if (func_is_public_definition(fl.ops[i]) && npublic++ == 0)
-        f = fl.ops[i];
+    char names[256];
+    int npublic;
+    f = single_public(&fl, NULL, &npublic, names, sizeof names);
     if (npublic != 1) {
-      // Name the choices: --entry takes any of them.
-      char names[256] = "";
-      size_t used = 0;
-      for (int i = 0; i < fl.n && used < sizeof names; i++)
-        if (func_is_public_definition(fl.ops[i])) {
-          MlirStringRef n = func_name(fl.ops[i]);
-          int w = snprintf(names + used, sizeof names - used, "%s@%.*s",
-                           used ? ", " : "", (int)n.length, n.data);
-          used += w > 0 ? (size_t)w : 0;
-        }
       snprintf(msg, msglen, "unsupported: no entry in '%s': no @forward, "
                "@main or @entry, and %d public functions%s%s; name one with "
                "--entry", m->name, npublic, npublic ? ": " : "", names);
@@ -242,6 +255,26 @@ mqss_measure_status entry_find(mqss_module *m, const char *want,
       return MQSS_MEASURE_UNSUPPORTED;
   }
   return MQSS_MEASURE_OK;
+}
+
+bool entry_kernel(mqss_module *m, char *name, size_t len, char *msg,
+                  size_t msglen) {
+  struct func_list fl = {.n = 0};
+  mlirOperationWalk(mlirModuleGetOperation(m->mod), collect_funcs, &fl,
+                    MlirWalkPreOrder);
+  char names[256];
+  int npublic;
+  MlirOperation f = single_public(&fl, "main", &npublic, names, sizeof names);
+  if (mlirOperationIsNull(f)) {
+    snprintf(msg, msglen, "unsupported: '%s' has %d public functions with a "
+             "body besides @main%s%s; timing the kernel needs exactly one: "
+             "make the kernel public and its helpers private", m->name,
+             npublic, npublic ? ": " : "", names);
+    return false;
+  }
+  MlirStringRef n = func_name(f);
+  snprintf(name, len, "%.*s", (int)n.length, n.data);
+  return true;
 }
 
 // ----------------------------------------------------------------------------

@@ -47,6 +47,11 @@ const char *elem_name(elem_type et);
 // reads its signature. Returns MQSS_MEASURE_OK or UNSUPPORTED with `msg` set.
 mqss_measure_status entry_find(mqss_module *m, const char *want,
                                entry_spec *out, char *msg, size_t msglen);
+// The kernel of a program (`mqss eval --kernels`): the one public function
+// with a body other than @main, its name copied to `name`. False, with `msg`
+// naming the module and the candidates, when there is not exactly one.
+bool entry_kernel(mqss_module *m, char *name, size_t len, char *msg,
+                  size_t msglen);
 // OUT_OF_MEMORY (with `msg` naming the largest shape) when the harness's
 // copies of the entry's arguments cannot fit in `mem_limit_mb` (0: in
 // physical memory); else MQSS_MEASURE_OK.
