@@ -275,69 +275,6 @@ static bool is_dynamic_for(MlirOperation op, MlirStringRef name) {
   return false;
 }
 
-// The summary's name for a linalg op with one loop or none (a linalg.generic
-// with at most one iterator, or another linalg op whose shaped operands all
-// have rank 1 or 0: a fill of a vector, a dot product) that elementwise
-// fusion cannot fold away: some use of its result is not an input of a
-// linalg.generic (a fill that initialises a reduction's accumulator, say).
-// MLIR 19's transform.structured.fuse does not check its tile sizes against
-// the loops: given more sizes than the op has loops it crashes the transform
-// interpreter (a segfault), where tile_using_for reports an error. A
-// kind-wide fuse over linalg.generic with two sizes meets such an op once
-// linalg-generalize-named-ops has turned the vector fills into generics
-// (resblock's recipe on attention, softmax, layernorm or cnn modules; its
-// own modules' vector fills feed bias additions, and are folded first).
-static const char one_loop[] = "linalg.one-loop";
-
-static bool has_few_loops(MlirOperation op, MlirStringRef name) {
-  if (named(name, "linalg.generic")) {
-    MlirAttribute its = mlirOperationGetAttributeByName(
-        op, mlirStringRefCreateFromCString("iterator_types"));
-    return !mlirAttributeIsNull(its) && mlirAttributeIsAArray(its) &&
-           mlirArrayAttrGetNumElements(its) <= 1;
-  }
-  bool shaped = false;
-  for (intptr_t i = 0; i < mlirOperationGetNumOperands(op); i++) {
-    MlirType t = mlirValueGetType(mlirOperationGetOperand(op, i));
-    if (!mlirTypeIsAShaped(t) || !mlirShapedTypeHasRank(t))
-      continue;
-    if (mlirShapedTypeGetRank(t) > 1)
-      return false;
-    shaped = true;
-  }
-  return shaped;
-}
-
-// Whether operand `i` of `user` is an input (ins) of a linalg.generic.
-static bool generic_input(MlirOperation user, intptr_t i) {
-  if (!named(mlirIdentifierStr(mlirOperationGetName(user)), "linalg.generic"))
-    return false;
-  MlirAttribute seg = mlirOperationGetAttributeByName(
-      user, mlirStringRefCreateFromCString("operandSegmentSizes"));
-  return !mlirAttributeIsNull(seg) && mlirAttributeIsADenseI32Array(seg) &&
-         i < mlirDenseI32ArrayGetElement(seg, 0);
-}
-
-// The summary's name for a linalg.generic with an output indexed by
-// constants only (linalg_scalar_output): MLIR 19's vectorizer writes it with
-// a vector.transfer_write that does not verify. The recipes that vectorise
-// every linalg.generic (attention, transformer) avoid it; a schedule
-// decision on such an op is refused by schedule_check.c.
-static const char scalar_output[] = "linalg.scalar-output";
-
-static bool is_one_loop(MlirOperation op, MlirStringRef name) {
-  if (!has_prefix(name, "linalg") || named(name, "linalg.yield") ||
-      named(name, "linalg.index") || !has_few_loops(op, name))
-    return false;
-  for (intptr_t r = 0; r < mlirOperationGetNumResults(op); r++)
-    for (MlirOpOperand u = mlirValueGetFirstUse(mlirOperationGetResult(op, r));
-         !mlirOpOperandIsNull(u); u = mlirOpOperandGetNextUse(u))
-      if (!generic_input(mlirOpOperandGetOwner(u),
-                         mlirOpOperandGetOperandNumber(u)))
-        return true;
-  return false;
-}
-
 // The summary's name for an scf.for that is the whole body of another
 // scf.for (a perfect nest) and yields one of its own iter_args unchanged
 // (a bufferized tile loop threading its output buffer through). MLIR 19's
@@ -435,10 +372,6 @@ static MlirWalkResult summarise(MlirOperation op, void *user) {
     add_name(sum, (MlirStringRef){strided_access, sizeof strided_access - 1});
   if (is_dynamic_for(op, name))
     add_name(sum, (MlirStringRef){dynamic_for, sizeof dynamic_for - 1});
-  if (is_one_loop(op, name))
-    add_name(sum, (MlirStringRef){one_loop, sizeof one_loop - 1});
-  if (linalg_scalar_output(op))
-    add_name(sum, (MlirStringRef){scalar_output, sizeof scalar_output - 1});
   if (is_nested_pass_through(op, name))
     add_name(sum, (MlirStringRef){nested_pass_through,
                                   sizeof nested_pass_through - 1});

@@ -131,9 +131,16 @@ int schedule_step_flags(const char *name);
 // Flags of all of the action's steps together.
 int schedule_action_flags(const mqss_action *a);
 
-// First line of a transform library module; close it with "}\n".
+// First line of a transform library module; close it with
+// schedule_close_module().
 #define SCHEDULE_MODULE_HEAD                                                   \
   "module attributes {transform.with_named_sequence} {\n"
+// Loops a kind-wide tiling step may name on linalg.generic (its matchers).
+#define SCHEDULE_FIT_MAX_RANK 8
+
+// Closes the library module in sb: defines the matchers that the
+// sequences after byte `from` use (each once), then the closing brace.
+void schedule_close_module(strbuf *sb, size_t from);
 
 // Appends the named sequence of decision d (action a) to sb, called
 // `entry` (32 bytes, set here: "mqss_" and the hash of its body). False

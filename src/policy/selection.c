@@ -183,6 +183,6 @@ char *mqss_selection_schedule(const mqss_selection *s) {
     sb_free(&seq);
     i += run > 1 ? run : 1;
   }
-  sb_printf(&sb, "}\n");
+  schedule_close_module(&sb, head);
   return sb.data;
 }

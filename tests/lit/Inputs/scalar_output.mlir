@@ -1,5 +1,5 @@
 // A sum of all elements into a one-element tensor: the output's indexing map
-// (d0, d1) -> (0) has constant results only (safety_scalar_output.test).
+// (d0, d1) -> (0) has constant results only (schedule_fit_scalar_output.test).
 func.func @forward(%x: tensor<8x16xf32>, %acc: tensor<1xf32>) -> tensor<1xf32> {
   %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>,
                                         affine_map<(d0, d1) -> (0)>],
