@@ -140,10 +140,11 @@ static const char *const fit_suffix[] = {"", "_v", "_p", "_v_p"};
 // docs/DESIGN.md; (d0, d1) -> (0, d1) is left alone as well); with "_p",
 // when its sizes must name parallel loops (fuse: tiling a reduction loop
 // with the fill of its accumulator fused inside resets it every tile),
-// parallel loops 0 to R-1. The others are left as they are, so that a family recipe
-// replayed on a program does not fail on the rank-1 fills and one-element
-// sums of its @main. (The mask checks the policy's own kind-wide decisions
-// against every op of their kinds first, schedule_check.c.)
+// parallel loops 0 to R-1. The others are left as they are, so that a
+// family recipe replayed on a program does not fail on the rank-1 fills
+// and one-element sums of its @main (docs/SCHEDULES.md). The mask checks
+// the policy's own kind-wide decisions against every op of their kinds
+// first (schedule_check.c).
 static void match_kind(builder *b, int i, const char *in, int version) {
   const char *kind = b->a->ops[i];
   int flags = schedule_action_flags(b->a);
@@ -489,22 +490,24 @@ static void fit_matcher(strbuf *sb, int rank, int fit) {
 }
 
 void schedule_close_module(strbuf *sb, size_t from) {
-  bool done[SCHEDULE_FIT_MAX_RANK + 1][4] = {{false}};
-  size_t end = sb->len;
+  bool used[SCHEDULE_FIT_MAX_RANK + 1][4] = {{false}};
   static const char key[] = "collect_matching @" FIT_MATCHER;
   for (const char *p = sb->data ? sb->data + from : NULL;
-       p && (p = strstr(p, key)) && (size_t)(p - sb->data) < end; p++) {
+       p && (p = strstr(p, key)); p++) {
     char *rest;
     long rank = strtol(p + sizeof key - 1, &rest, 10);
     int fit = 0;
-    for (int f = 3; f > 0 && !fit; f--)
+    for (int f = 3; f > 0 && !fit; f--) // the longest suffix first
       if (!strncmp(rest, fit_suffix[f], strlen(fit_suffix[f])))
         fit = f;
-    if (rank >= 0 && rank <= SCHEDULE_FIT_MAX_RANK && !done[rank][fit]) {
-      done[rank][fit] = true;
-      fit_matcher(sb, (int)rank, fit);
-    }
+    if (rank >= 0 && rank <= SCHEDULE_FIT_MAX_RANK)
+      used[rank][fit] = true;
   }
+  // Appended after the scan: sb_printf may move sb->data.
+  for (int r = 0; r <= SCHEDULE_FIT_MAX_RANK; r++)
+    for (int f = 0; f < 4; f++)
+      if (used[r][f])
+        fit_matcher(sb, r, f);
   sb_printf(sb, "}\n");
 }
 

@@ -96,12 +96,19 @@ static const char CATALOG[] =
     "    params:\n"
     "      - {name: M, kind: divisor, dim: -3, values: [4]}\n"
     "      - {name: N, kind: divisor, dim: -2, values: [20]}\n"
-    "      - {name: K, kind: divisor, dim: -1, values: [4]}\n";
+    "      - {name: K, kind: divisor, dim: -1, values: [4]}\n"
+    "  - name: tile-generic-2d\n"
+    "    schedule: [tile]\n"
+    "    ops: [linalg.generic]\n"
+    "    requires: [linalg]\n"
+    "    params:\n"
+    "      - {name: D0, kind: divisor, dim: 0, values: [2]}\n"
+    "      - {name: D1, kind: divisor, dim: 1, values: [4]}\n";
 
 // tile16: N = 16 divides A's 48 but not B's 40. tile-n: 16 or 20.
 // register-tile20: a 4x20 register tile over k = 4, which only B fits.
 enum { TILE20 = 1, TILE8 = 2, TILE_GENERIC = 3, CANON = 4, TILE8_MM = 5,
-       TILE16 = 6, TILE_N = 7, RT20 = 8 };
+       TILE16 = 6, TILE_N = 7, RT20 = 8, TILE_GENERIC_2D = 9 };
 
 // TWO's matmuls and a batch matmul 1x64xK * 1xKx40: tagged fill 1, A 2,
 // fill 3, B 4, fill 5, batch 6. K = 42 puts it between them in flops
@@ -506,6 +513,64 @@ static void test_join_runs_schedules(void **state) {
   free(joined);
 }
 
+// A rank-1 generic (a program's input fill) next to a rank-2 one.
+static const char GENERICS[] =
+    "func.func @f(%a: tensor<8xf32>, %b: tensor<8x16xf32>)"
+    " -> (tensor<8xf32>, tensor<8x16xf32>) {\n"
+    "  %0 = linalg.generic {indexing_maps = [affine_map<(i) -> (i)>],"
+    " iterator_types = [\"parallel\"]} outs(%a : tensor<8xf32>) {\n"
+    "  ^bb0(%o: f32):\n    %c = arith.addf %o, %o : f32\n"
+    "    linalg.yield %c : f32\n  } -> tensor<8xf32>\n"
+    "  %1 = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>],"
+    " iterator_types = [\"parallel\", \"parallel\"]}"
+    " outs(%b : tensor<8x16xf32>) {\n"
+    "  ^bb0(%o: f32):\n    %c = arith.addf %o, %o : f32\n"
+    "    linalg.yield %c : f32\n  } -> tensor<8x16xf32>\n"
+    "  return %0, %1 : tensor<8xf32>, tensor<8x16xf32>\n}\n";
+
+static int count(const char *hay, const char *needle) {
+  int n = 0;
+  for (const char *p = hay; (p = strstr(p, needle)); p++)
+    n++;
+  return n;
+}
+
+// Kind-wide decisions on linalg.generic take the generics they fit (as many
+// loops as they tile, at least): the two-size tile leaves the rank-1
+// generic alone, where a plain kind-wide match failed ("too many tiles").
+// A library defines each matcher it uses once, however many decisions use
+// it, and a run of schedules joined into one library still runs.
+static void test_kind_wide_generic_fit(void **state) {
+  fixture *f = *state;
+  mqss_module *m = NULL;
+  assert_int_equal(mqss_module_parse_string(f->s, GENERICS, strlen(GENERICS),
+                                            "generics.mlir", &m),
+                   MQSS_OK);
+  mqss_decision d[3] = {{.action = TILE_GENERIC_2D},
+                        {.action = TILE_GENERIC},
+                        {.action = TILE_GENERIC_2D}};
+  mqss_selection *sel = NULL;
+  assert_int_equal(mqss_selection_create(f->c, d, 3, &sel), MQSS_OK);
+  char *lib = mqss_selection_schedule(sel);
+  assert_non_null(lib);
+  assert_int_equal(count(lib, "collect_matching @mqss_fit_generic_r2 "), 2);
+  assert_int_equal(count(lib, "private @mqss_fit_generic_r2("), 1);
+  assert_int_equal(count(lib, "collect_matching @mqss_fit_generic_r1 "), 1);
+  assert_int_equal(count(lib, "private @mqss_fit_generic_r1("), 1);
+  if (mqss_module_run_pipeline(m, mqss_selection_pipeline(sel)) != MQSS_OK)
+    fail_msg("%s", mqss_errmsg(f->s));
+  char *ir = mqss_module_to_string(m);
+  // The rank-1 generic: one loop (tile-generic's). The rank-2 one: 2 x 4
+  // tiles, tile-generic's loop in each, then the 2-D tiling again inside.
+  assert_int_equal(count(ir, "scf.for %"), 6);
+  assert_contains(ir, "[2, 4] [1, 1] : tensor<8x16xf32> to tensor<2x4xf32>");
+  assert_contains(ir, "[1] [1] : tensor<8xf32> to tensor<1xf32>");
+  free(ir);
+  free(lib);
+  mqss_selection_destroy(sel);
+  mqss_module_destroy(m);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_heaviest_then_next, setup,
@@ -524,6 +589,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_join_runs_schedules, setup,
                                       teardown),
       cmocka_unit_test_setup_teardown(test_focus_no_size_fits, setup,
+                                      teardown),
+      cmocka_unit_test_setup_teardown(test_kind_wide_generic_fit, setup,
                                       teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
