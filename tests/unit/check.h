@@ -18,6 +18,14 @@
       fail_msg("expected \"%s\" in \"%s\"", n_, h_ ? h_ : "(null)");          \
   } while (0)
 
+// Occurrences of `needle` in the string `haystack` (they may overlap).
+static inline int count_of(const char *haystack, const char *needle) {
+  int n = 0;
+  for (const char *p = haystack; (p = strstr(p, needle)); p++)
+    n++;
+  return n;
+}
+
 // cmocka fixtures: *state is a fresh session, destroyed after the test.
 static inline int session_setup(void **state) {
   mqss_session *s = NULL;

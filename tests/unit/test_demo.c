@@ -12,6 +12,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,13 +228,6 @@ static void test_adapting_sizes(void **state) {
 // matmul: the seed is not refused but takes the per-op form the policy
 // takes (the heaviest matmul, then its repeat on the other hidden layer),
 // each listed.
-static int count(const char *s, const char *what) {
-  int n = 0;
-  for (const char *p = s; (p = strstr(p, what)); p++)
-    n++;
-  return n;
-}
-
 static void test_kind_wide_step_becomes_per_op(void **state) {
   fixture *f = *state;
   const char *module = INPUTS "head_10_classes.mlir";
@@ -264,10 +259,10 @@ static void test_kind_wide_step_becomes_per_op(void **state) {
   // vectorise it and leaves it so)
   char *want = ir_after_text(f, module, text);
   char *got = ir_after_demo(f, module, &pruned);
-  assert_int_equal(count(want, "linalg.matmul"), 1);
-  assert_int_equal(count(got, "linalg.matmul"), 1);
-  assert_int_equal(count(want, "vector.fma"), count(got, "vector.fma"));
-  assert_true(count(got, "vector.fma") > 0);
+  assert_int_equal(count_of(want, "linalg.matmul"), 1);
+  assert_int_equal(count_of(got, "linalg.matmul"), 1);
+  assert_int_equal(count_of(want, "vector.fma"), count_of(got, "vector.fma"));
+  assert_true(count_of(got, "vector.fma") > 0);
   assert_non_null(strstr(got, "linalg.matmul {mqss.id = 5 : i64} ins("));
   assert_non_null(strstr(want, "linalg.matmul {mqss.id = 5 : i64, mqss.tiled}"));
   free(got);
@@ -355,7 +350,7 @@ static void test_kind_wide_split(void **state) {
     assert_int_equal(d.op == 0, k == 0);
     assert_int_equal(mqss_decision_apply(m, f->c, &d), MQSS_OK);
     char *ir = mqss_module_to_string(m);
-    assert_int_equal(count(ir, "scf.forall ("), k == 0 ? 2 : 1);
+    assert_int_equal(count_of(ir, "scf.forall ("), k == 0 ? 2 : 1);
     free(ir);
     mqss_module_destroy(m);
   }

@@ -528,13 +528,6 @@ static const char GENERICS[] =
     "    linalg.yield %c : f32\n  } -> tensor<8x16xf32>\n"
     "  return %0, %1 : tensor<8xf32>, tensor<8x16xf32>\n}\n";
 
-static int count(const char *hay, const char *needle) {
-  int n = 0;
-  for (const char *p = hay; (p = strstr(p, needle)); p++)
-    n++;
-  return n;
-}
-
 // Kind-wide decisions on linalg.generic take the generics they fit (as many
 // loops as they tile, at least): the two-size tile leaves the rank-1
 // generic alone, where a plain kind-wide match failed ("too many tiles").
@@ -553,16 +546,16 @@ static void test_kind_wide_generic_fit(void **state) {
   assert_int_equal(mqss_selection_create(f->c, d, 3, &sel), MQSS_OK);
   char *lib = mqss_selection_schedule(sel);
   assert_non_null(lib);
-  assert_int_equal(count(lib, "collect_matching @mqss_fit_generic_r2 "), 2);
-  assert_int_equal(count(lib, "private @mqss_fit_generic_r2("), 1);
-  assert_int_equal(count(lib, "collect_matching @mqss_fit_generic_r1 "), 1);
-  assert_int_equal(count(lib, "private @mqss_fit_generic_r1("), 1);
+  assert_int_equal(count_of(lib, "collect_matching @mqss_fit_generic_r2 "), 2);
+  assert_int_equal(count_of(lib, "private @mqss_fit_generic_r2("), 1);
+  assert_int_equal(count_of(lib, "collect_matching @mqss_fit_generic_r1 "), 1);
+  assert_int_equal(count_of(lib, "private @mqss_fit_generic_r1("), 1);
   if (mqss_module_run_pipeline(m, mqss_selection_pipeline(sel)) != MQSS_OK)
     fail_msg("%s", mqss_errmsg(f->s));
   char *ir = mqss_module_to_string(m);
   // The rank-1 generic: one loop (tile-generic's). The rank-2 one: 2 x 4
   // tiles, tile-generic's loop in each, then the 2-D tiling again inside.
-  assert_int_equal(count(ir, "scf.for %"), 6);
+  assert_int_equal(count_of(ir, "scf.for %"), 6);
   assert_contains(ir, "[2, 4] [1, 1] : tensor<8x16xf32> to tensor<2x4xf32>");
   assert_contains(ir, "[1] [1] : tensor<8xf32> to tensor<1xf32>");
   free(ir);
