@@ -85,10 +85,6 @@ static int count_in(const char *text, const char *end, const char *needle) {
   return n;
 }
 
-static int count_of(const char *text, const char *needle) {
-  return count_in(text, NULL, needle);
-}
-
 // The driver form of every family: the helpers and the kernel are the usual
 // form's bytes with @forward named @kernel; @main calls it once and prints
 // two checksums of each result and memref argument; it finishes to LLVM.
