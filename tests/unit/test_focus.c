@@ -108,7 +108,7 @@ static const char CATALOG[] =
 // tile16: N = 16 divides A's 48 but not B's 40. tile-n: 16 or 20.
 // register-tile20: a 4x20 register tile over k = 4, which only B fits.
 enum { TILE20 = 1, TILE8 = 2, TILE_GENERIC = 3, CANON = 4, TILE8_MM = 5,
-       TILE16 = 6, TILE_N = 7, RT20 = 8, TILE_GENERIC_2D = 9 };
+       TILE16 = 6, TILE_N = 7, RT20 = 8, TILE_GENERIC_2D = 9, N_ACTIONS };
 
 // TWO's matmuls and a batch matmul 1x64xK * 1xKx40: tagged fill 1, A 2,
 // fill 3, B 4, fill 5, batch 6. K = 42 puts it between them in flops
@@ -241,7 +241,7 @@ static void test_heaviest_then_next(void **state) {
 // the action is masked again.
 static void test_mask_follows_focus(void **state) {
   fixture *f = *state;
-  uint8_t mask[RT20 + 1];
+  uint8_t mask[N_ACTIONS];
   char why[256];
   assert_true(mqss_action_mask(f->m, f->c, NULL, mask) > 0);
   assert_int_equal(mask[TILE20], 0);
@@ -433,7 +433,7 @@ static void test_focus_of_other_kind(void **state) {
   assert_int_equal(focus_for(f, TILE8), 6); // the batch matmul is the focus
   assert_int_equal(focus_for(f, TILE8_MM), 0);
   assert_int_equal(focus_for(f, TILE20), 4);
-  uint8_t mask[RT20 + 1];
+  uint8_t mask[N_ACTIONS];
   char why[256];
   mqss_action_mask(f->m, f->c, NULL, mask);
   assert_int_equal(mask[TILE20], 1);
@@ -455,7 +455,7 @@ static void test_focus_no_size_fits(void **state) {
   assert_int_equal(mqss_module_tag_ops(f->m, NULL), MQSS_OK);
   assert_int_equal(focus_for(f, TILE8), 4); // B is the focus
   assert_int_equal(focus_for(f, TILE16), 2);
-  uint8_t mask[RT20 + 1];
+  uint8_t mask[N_ACTIONS];
   mqss_action_mask(f->m, f->c, NULL, mask);
   assert_int_equal(mask[TILE16], 1);
   apply(f, TILE16, 2);
