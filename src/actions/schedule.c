@@ -29,7 +29,6 @@ typedef schedule_builder builder;
 
 #define ANY "!transform.any_op"
 #define SCF_FOR "!transform.op<\"scf.for\">"
-#define FIT_MATCHER "mqss_fit_generic_r"
 
 static void vline(builder *b, const char *fmt, va_list ap) {
   sb_printf(b->sb, "    ");
@@ -124,45 +123,23 @@ static void peel_loops(builder *b, int i, int loops) {
   }
 }
 
-// The suffix of a matcher's name: "_v" when the action vectorises, "_p"
-// when its tiled loops must be parallel (FIT_VEC, FIT_PAR).
-enum { FIT_VEC = 1, FIT_PAR = 2 };
-static const char *const fit_suffix[] = {"", "_v", "_p", "_v_p"};
-
 // Defines %k<i>_<version>, the ops of kind i in %<in> the decision
-// addresses: the one tagged with its mqss.id, or every op of the kind. A
-// kind-wide decision on linalg.generic, whose ops have any number of loops,
-// takes only the generics it fits (transform.collect_matching with the
-// matcher FIT_MATCHER<R><suffix>): at least R loops, as many as its tiling
-// steps name (tile_using_for fails on fewer, and MLIR 19's fuse crashes);
-// with "_v", when it vectorises, outputs indexed by projected permutations
-// of the loops (one indexed by constants only vectorises into invalid IR,
-// docs/DESIGN.md; (d0, d1) -> (0, d1) is left alone as well); with "_p",
-// when its sizes must name parallel loops (fuse: tiling a reduction loop
-// with the fill of its accumulator fused inside resets it every tile),
-// parallel loops 0 to R-1. The others are left as they are, so that a
-// family recipe replayed on a program does not fail on the rank-1 fills
-// and one-element sums of its @main (docs/SCHEDULES.md). The mask checks
-// the policy's own kind-wide decisions against every op of their kinds
-// first (schedule_check.c).
+// addresses: the one tagged with its mqss.id, or every op of the kind, or,
+// for a kind-wide decision on linalg.generic, the generics it fits
+// (schedule_fit.c; the library defines the matcher once,
+// schedule_close_module). The mask checks the policy's own kind-wide
+// decisions against every op of their kinds first (schedule_check.c).
 static void match_kind(builder *b, int i, const char *in, int version) {
   const char *kind = b->a->ops[i];
-  int flags = schedule_action_flags(b->a);
-  int rank = flags & STEP_TILES ? schedule_tiled_rank(b->a, kind) : 0;
-  bool vec = flags & STEP_VECTORIZES;
-  int fit = (vec ? FIT_VEC : 0) | (flags & STEP_PARALLEL ? FIT_PAR : 0);
-  char id[64];
-  schedule_id_filter(b->d, id, sizeof id);
-  if (b->d->op || linalg_kind_rank(kind) >= 0 || (rank < 1 && !vec) ||
-      rank > SCHEDULE_FIT_MAX_RANK) {
-    line(b, "%%k%d_%d = transform.structured.match ops{[\"%s\"]}%s in %%%s "
-         ": (" ANY ") -> " ANY, i, version, kind, id, in);
+  char matcher[128], id[64];
+  if (schedule_fit_name(b, kind, matcher, sizeof matcher)) {
+    line(b, "%%k%d_%d = transform.collect_matching @%s in %%%s : (" ANY
+         ") -> " ANY, i, version, matcher, in);
     return;
   }
-  // The matcher is defined once per library (schedule_close_module).
-  line(b, "%%k%d_%d = transform.collect_matching @" FIT_MATCHER "%d%s in %%%s "
-       ": (" ANY ") -> " ANY, i, version, rank < 1 ? 0 : rank, fit_suffix[fit],
-       in);
+  schedule_id_filter(b->d, id, sizeof id);
+  line(b, "%%k%d_%d = transform.structured.match ops{[\"%s\"]}%s in %%%s "
+       ": (" ANY ") -> " ANY, i, version, kind, id, in);
 }
 
 // After peel_loops: canonicalization makes the full tiles' slices static,
@@ -454,61 +431,6 @@ bool schedule_run_sequences(strbuf *sb, const mqss_catalog *c,
   free(body);
   free(names);
   return ok;
-}
-
-// The matcher FIT_MATCHER<rank><suffix> (match_kind) as a private named
-// sequence. Private and of one text per name, so that libraries that each
-// define it load together (the interpreter keeps one copy). The loop kinds
-// are checked only once the rank is known to be large enough.
-static void fit_matcher(strbuf *sb, int rank, int fit) {
-  sb_printf(sb, "  transform.named_sequence private @" FIT_MATCHER "%d%s(%%op: "
-            ANY " {transform.readonly}) -> " ANY " {\n", rank, fit_suffix[fit]);
-  sb_printf(sb, "    transform.match.operation_name %%op [\"linalg.generic\"] "
-            ": " ANY "\n");
-  sb_printf(sb, "    %%rank = transform.match.structured %%op : (" ANY ") -> "
-            "!transform.param<i64> {\n    ^bb0(%%s: " ANY "):\n");
-  sb_printf(sb, "      %%r = transform.match.structured.rank %%s : (" ANY
-            ") -> !transform.param<i64>\n");
-  if (fit & FIT_VEC)
-    sb_printf(sb, "      transform.match.structured.init %%s[all] "
-              "{projected_permutation} : " ANY "\n");
-  sb_printf(sb, "      transform.match.structured.yield %%r : "
-            "!transform.param<i64>\n    }\n");
-  sb_printf(sb, "    %%need = transform.param.constant %d : i64 -> "
-            "!transform.param<i64>\n", rank);
-  sb_printf(sb, "    transform.match.param.cmpi ge %%rank, %%need : "
-            "!transform.param<i64>\n");
-  if ((fit & FIT_PAR) && rank > 0) {
-    sb_printf(sb, "    transform.match.structured %%op : " ANY " {\n    "
-              "^bb0(%%t: " ANY "):\n      transform.match.structured.dim %%t[");
-    for (int d = 0; d < rank; d++)
-      sb_printf(sb, "%s%d", d ? ", " : "", d);
-    sb_printf(sb, "] {parallel} : " ANY "\n      "
-              "transform.match.structured.yield\n    }\n");
-  }
-  sb_printf(sb, "    transform.yield %%op : " ANY "\n  }\n");
-}
-
-void schedule_close_module(strbuf *sb, size_t from) {
-  bool used[SCHEDULE_FIT_MAX_RANK + 1][4] = {{false}};
-  static const char key[] = "collect_matching @" FIT_MATCHER;
-  for (const char *p = sb->data ? sb->data + from : NULL;
-       p && (p = strstr(p, key)); p++) {
-    char *rest;
-    long rank = strtol(p + sizeof key - 1, &rest, 10);
-    int fit = 0;
-    for (int f = 3; f > 0 && !fit; f--) // the longest suffix first
-      if (!strncmp(rest, fit_suffix[f], strlen(fit_suffix[f])))
-        fit = f;
-    if (rank >= 0 && rank <= SCHEDULE_FIT_MAX_RANK)
-      used[rank][fit] = true;
-  }
-  // Appended after the scan: sb_printf may move sb->data.
-  for (int r = 0; r <= SCHEDULE_FIT_MAX_RANK; r++)
-    for (int f = 0; f < 4; f++)
-      if (used[r][f])
-        fit_matcher(sb, r, f);
-  sb_printf(sb, "}\n");
 }
 
 char *schedule_script(const mqss_action *a, const mqss_decision *d,

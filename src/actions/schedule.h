@@ -141,6 +141,11 @@ int schedule_action_flags(const mqss_action *a);
 // Closes the library module in sb: defines the matchers that the
 // sequences after byte `from` use (each once), then the closing brace.
 void schedule_close_module(strbuf *sb, size_t from);
+// The matcher (schedule_fit.c) with which a kind-wide decision collects its
+// ops of kind `kind`, written to out; false when it takes every op of the
+// kind (or the one its mqss.id names) with a plain match.
+bool schedule_fit_name(const schedule_builder *b, const char *kind, char *out,
+                       size_t len);
 
 // Appends the named sequence of decision d (action a) to sb, called
 // `entry` (32 bytes, set here: "mqss_" and the hash of its body). False
