@@ -135,8 +135,6 @@ int schedule_action_flags(const mqss_action *a);
 // schedule_close_module().
 #define SCHEDULE_MODULE_HEAD                                                   \
   "module attributes {transform.with_named_sequence} {\n"
-// Loops a kind-wide tiling step may name on linalg.generic (its matchers).
-#define SCHEDULE_FIT_MAX_RANK 8
 
 // Closes the library module in sb: defines the matchers that the
 // sequences after byte `from` use (each once), then the closing brace.

@@ -33,7 +33,7 @@ bool schedule_fit_name(const schedule_builder *b, const char *kind, char *out,
   int r = flags & STEP_TILES ? schedule_tiled_rank(b->a, kind) : 0;
   bool vec = flags & STEP_VECTORIZES;
   if (b->d->op || linalg_kind_rank(kind) >= 0 || (r < 1 && !vec) ||
-      r > SCHEDULE_FIT_MAX_RANK)
+      r > LINALG_MAX_RANK)
     return false;
   snprintf(out, len, GENERIC "%d%s%s", r < 1 ? 0 : r, vec ? "_v" : "",
            flags & STEP_PARALLEL ? "_p" : "");
@@ -76,7 +76,7 @@ static void define(strbuf *sb, const char *name) {
 }
 
 void schedule_close_module(strbuf *sb, size_t from) {
-  enum { MAX_NAMES = 32 };
+  enum { MAX_NAMES = 4 * (LINALG_MAX_RANK + 1) }; // every rank and suffix
   char names[MAX_NAMES][128];
   int n = 0;
   static const char key[] = "collect_matching @" GENERIC;
