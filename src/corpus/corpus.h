@@ -195,6 +195,7 @@ void fam_matmul_layer(gen *g);
 void fam_depthwise_layer(gen *g);
 void fam_qconv_layer(gen *g);
 void fam_memref_layer(gen *g);
+void fam_mlp_layer(gen *g);
 void fam_depthwise(gen *g);
 void fam_pooling(gen *g);
 void fam_resblock(gen *g);

@@ -114,6 +114,24 @@ void fam_matmul_layer(gen *g) {
 }
 
 // ----------------------------------------------------------------------------
+// mlp_layer (opt-in): one dense layer with bias and a transcendental
+// activation (GELU by tanh or erf, SiLU, tanh) on small operands, the scale
+// of a hand-written kernel; mlp's blocks are 2-4 layers of width 64-512
+
+void fam_mlp_layer(gen *g) {
+  static const int acts[] = {ACT_GELU_TANH, ACT_GELU_ERF, ACT_SILU, ACT_TANH};
+  pcg32 *r = &g->rng;
+  elt et = et_pick_float(r);
+  g->note = "One dense layer with bias and a GELU, SiLU or tanh activation, "
+            "as a hand-written kernel.";
+  int M = pcg_pick(r, SMALL, 9), K = pcg_pick(r, SMALL, 9);
+  int N = pcg_pick(r, SMALL, 9);
+  act_kind a = (act_kind)pcg_pick(r, acts, 4);
+  gen_result(g, layer_linear(g, tokens_param(g, M, K, et), M, K, N, et, true,
+                             a));
+}
+
+// ----------------------------------------------------------------------------
 // mlp: transformer feed-forward blocks with residuals
 
 void fam_mlp(gen *g) {

@@ -67,6 +67,9 @@ const corpus_family corpus_families[] = {
     {"memref_layer", "vision",
      "(opt-in) one pooling, matmul or strided conv on memrefs, buffer style",
      fam_memref_layer, true},
+    {"mlp_layer", "nlp",
+     "(opt-in) one dense layer + bias + GELU/SiLU/tanh, small operands",
+     fam_mlp_layer, true},
 };
 
 const int corpus_nfamilies = sizeof corpus_families / sizeof corpus_families[0];
