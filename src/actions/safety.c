@@ -8,6 +8,7 @@
 #include "internal.h"
 #include "actions/linalg_ops.h"
 #include "actions/schedule.h"
+#include "actions/parallel_work.h"
 #include "actions/stack.h"
 #include "features/irscan.h"
 
@@ -389,6 +390,7 @@ static const struct {
   bool (*test)(MlirOperation op, MlirStringRef name);
 } deep[] = {{bound_in_body, is_bound_in_body},
             {war_loops, has_war_loops},
+            {"parallel.little-work", has_little_parallel_work},
 };
 
 typedef struct {
