@@ -7,8 +7,8 @@
 // address (focus.c). It does not run passes.
 #include "internal.h"
 #include "actions/linalg_ops.h"
-#include "actions/schedule.h"
 #include "actions/parallel_work.h"
+#include "actions/schedule.h"
 #include "actions/stack.h"
 #include "features/irscan.h"
 
