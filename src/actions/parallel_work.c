@@ -2,10 +2,26 @@
 #include "actions/parallel_work.h"
 #include "features/irscan.h"
 
-// Static iterations of the loops among op's descendants, summed over
-// sibling nests and multiplied down each nest; -1 when one is not static.
+// Calls fn on every op directly in op's regions, until it returns false.
+static void each_child(MlirOperation op, bool (*fn)(MlirOperation, void *),
+                       void *ctx) {
+  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
+    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
+         !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
+      for (MlirOperation c = mlirBlockGetFirstOperation(b);
+           !mlirOperationIsNull(c); c = mlirOperationGetNextInBlock(c))
+        if (!fn(c, ctx))
+          return;
+}
+
+static int kind_of(MlirOperation op) {
+  return loop_kind(mlirIdentifierStr(mlirOperationGetName(op)));
+}
+
 static double nested_work(MlirOperation op);
 
+// Static iterations of a loop: its trips times those of the loops inside
+// it (at least one); -1 when one is not static.
 static double loop_work(MlirOperation loop, int kind) {
   double trips, inner = nested_work(loop);
   if (!loop_trip_count(loop, kind, &trips) || inner < 0)
@@ -13,19 +29,19 @@ static double loop_work(MlirOperation loop, int kind) {
   return trips * (inner > 1 ? inner : 1);
 }
 
+static bool add_work(MlirOperation c, void *ctx) {
+  double *sum = ctx;
+  int kind = kind_of(c);
+  double w = kind == LOOP_NONE ? nested_work(c) : loop_work(c, kind);
+  *sum = w < 0 ? -1 : *sum + w;
+  return w >= 0;
+}
+
+// Static iterations of the loops among op's descendants, summed over
+// sibling nests and multiplied down each nest; -1 when one is not static.
 static double nested_work(MlirOperation op) {
   double sum = 0;
-  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
-    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
-         !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
-      for (MlirOperation c = mlirBlockGetFirstOperation(b);
-           !mlirOperationIsNull(c); c = mlirOperationGetNextInBlock(c)) {
-        int kind = loop_kind(mlirIdentifierStr(mlirOperationGetName(c)));
-        double w = kind == LOOP_NONE ? nested_work(c) : loop_work(c, kind);
-        if (w < 0)
-          return -1;
-        sum += w;
-      }
+  each_child(op, add_work, &sum);
   return sum;
 }
 
@@ -34,26 +50,22 @@ typedef struct {
 } tally;
 
 // Counts the parallel loops under op that no other loop encloses.
-static void count_outer(MlirOperation op, tally *t) {
-  for (intptr_t r = 0; r < mlirOperationGetNumRegions(op); r++)
-    for (MlirBlock b = mlirRegionGetFirstBlock(mlirOperationGetRegion(op, r));
-         !mlirBlockIsNull(b); b = mlirBlockGetNextInRegion(b))
-      for (MlirOperation c = mlirBlockGetFirstOperation(b);
-           !mlirOperationIsNull(c); c = mlirOperationGetNextInBlock(c)) {
-        int kind = loop_kind(mlirIdentifierStr(mlirOperationGetName(c)));
-        if (kind == LOOP_SCF_PAR || kind == LOOP_AFFINE_PAR) {
-          double w = loop_work(c, kind);
-          *(w >= 0 && w < PARALLEL_WORK_MIN ? &t->small : &t->large) += 1;
-        } else if (kind == LOOP_NONE) {
-          count_outer(c, t);
-        }
-      }
+static bool count_outer(MlirOperation c, void *ctx) {
+  tally *t = ctx;
+  int kind = kind_of(c);
+  if (kind == LOOP_SCF_PAR || kind == LOOP_AFFINE_PAR) {
+    double w = loop_work(c, kind);
+    *(w >= 0 && w < PARALLEL_WORK_MIN ? &t->small : &t->large) += 1;
+  } else if (kind == LOOP_NONE) {
+    each_child(c, count_outer, t);
+  }
+  return true;
 }
 
 bool has_little_parallel_work(MlirOperation op, MlirStringRef name) {
   if (!name_is(name, "builtin.module"))
     return false;
   tally t = {0, 0};
-  count_outer(op, &t);
+  each_child(op, count_outer, &t);
   return t.small > 0 && t.large == 0;
 }
