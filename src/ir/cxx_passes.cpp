@@ -1,7 +1,7 @@
 // Passes that MLIR 19 exposes only as C++ pattern sets, registered with
 // MLIR's pass registry so that textual pipelines (catalog actions, the
 // finisher) can name them. It is the library's one C++ file, kept to what
-// C cannot reach; everything else stays C. It defines five passes:
+// C cannot reach; everything else stays C. It defines six passes:
 //
 //   mqss-math-approx        replaces math.tanh, exp, erf, log, ... on f32
 //                           (scalars and vectors) by polynomial arithmetic,
@@ -39,6 +39,16 @@
 //                           split for 2 workers: every one; a 1-D loop of the
 //                           same 7200 trips is right). mlir-opt 19 has none of
 //                           these steps as a pass.
+//   mqss-vector-width       caps the vector registers that LLVM gives a
+//                           function's vector ops at `bits` (256: a
+//                           vector<16xf32> takes two AVX2 registers, not one
+//                           AVX-512 register) with the LLVM function
+//                           attributes prefer-vector-width and
+//                           min-legal-vector-width, which func-to-llvm carries
+//                           over in the function's passthrough list. LLVM's
+//                           own vectorisers already prefer 256 bits on most
+//                           AVX-512 CPUs; the vectors MLIR writes get the
+//                           widest registers unless a function says so.
 //   mqss-expand-alloca-scopes
 //                           replaces each memref.alloca_scope by its body
 //                           between a stack save and restore, as its LLVM
@@ -277,6 +287,54 @@ struct ExpandAllocaScopesPass
   }
 };
 
+// Sets prefer-vector-width and min-legal-vector-width to `bits` in the
+// function's passthrough list (LLVM reads both per function: X86 then
+// splits wider vectors into registers of that width), keeping its other
+// entries.
+struct VectorWidthPass
+    : public PassWrapper<VectorWidthPass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(VectorWidthPass)
+
+  VectorWidthPass() = default;
+  VectorWidthPass(const VectorWidthPass &other) : PassWrapper(other) {}
+
+  StringRef getArgument() const final { return "mqss-vector-width"; }
+  StringRef getDescription() const final {
+    return "Cap the vector register width LLVM uses for a function's "
+           "vector ops";
+  }
+  Option<unsigned> bits{*this, "bits",
+                        llvm::cl::desc("widest vector register, in bits"),
+                        llvm::cl::init(256)};
+
+  void runOnOperation() final {
+    func::FuncOp func = getOperation();
+    if (func.isExternal())
+      return;
+    if (bits < 64 || (bits & (bits - 1))) {
+      func.emitError() << "mqss-vector-width: bits must be a power of two "
+                          "of at least 64, not " << bits.getValue();
+      return signalPassFailure();
+    }
+    MLIRContext *ctx = &getContext();
+    static const char *const keys[] = {"prefer-vector-width",
+                                       "min-legal-vector-width"};
+    SmallVector<Attribute> entries;
+    if (auto old = func->getAttrOfType<ArrayAttr>("passthrough"))
+      for (Attribute a : old) {
+        auto pair = dyn_cast<ArrayAttr>(a);
+        auto key = pair && pair.size() == 2
+                       ? dyn_cast<StringAttr>(pair[0]) : StringAttr();
+        if (!key || (key.getValue() != keys[0] && key.getValue() != keys[1]))
+          entries.push_back(a);
+      }
+    StringAttr value = StringAttr::get(ctx, std::to_string(bits));
+    for (const char *key : keys)
+      entries.push_back(ArrayAttr::get(ctx, {StringAttr::get(ctx, key), value}));
+    func->setAttr("passthrough", ArrayAttr::get(ctx, entries));
+  }
+};
+
 } // namespace
 
 // Called once per process (session.c) after mlirRegisterAllPasses.
@@ -286,4 +344,5 @@ extern "C" void register_cxx_passes(void) {
   PassRegistration<DecomposeAggregatesPass>();
   PassRegistration<FlatOuterParallelPass>();
   PassRegistration<ExpandAllocaScopesPass>();
+  PassRegistration<VectorWidthPass>();
 }

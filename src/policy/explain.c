@@ -170,7 +170,7 @@ mqss_status mqss_policy_explain(const mqss_policy *p, const mqss_module *module,
   const nn_model *m = p->nets[0];
   int a = p->nn_of[ci];
   if (!sc.nn_mask[a]) {
-    char why[256];
+    char why[512]; // a needs list of nine op names runs past 256
     mqss_action_check(module, p->catalog, ci, NULL, why, sizeof why);
     policy_scratch_free(&sc);
     mqss_module_destroy(tagged);
