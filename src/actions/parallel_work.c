@@ -47,16 +47,18 @@ static double nested_work(MlirOperation op) {
 
 typedef struct {
   int small, large;
+  bool through_serial; // also count parallel loops inside sequential ones
 } tally;
 
-// Counts the parallel loops under op that no other loop encloses.
+// Counts the parallel loops under op that no other loop encloses (with
+// through_serial: no other parallel loop), each by its own work per start.
 static bool count_outer(MlirOperation c, void *ctx) {
   tally *t = ctx;
   int kind = kind_of(c);
   if (kind == LOOP_SCF_PAR || kind == LOOP_AFFINE_PAR) {
     double w = loop_work(c, kind);
     *(w >= 0 && w < PARALLEL_WORK_MIN ? &t->small : &t->large) += 1;
-  } else if (kind == LOOP_NONE) {
+  } else if (kind == LOOP_NONE || t->through_serial) {
     each_child(c, count_outer, t);
   }
   return true;
@@ -65,7 +67,15 @@ static bool count_outer(MlirOperation c, void *ctx) {
 bool has_little_parallel_work(MlirOperation op, MlirStringRef name) {
   if (!name_is(name, "builtin.module"))
     return false;
-  tally t = {0, 0};
+  tally t = {0, 0, false};
+  each_child(op, count_outer, &t);
+  return t.small > 0 && t.large == 0;
+}
+
+bool has_little_parallel_work_in_loops(MlirOperation op, MlirStringRef name) {
+  if (!name_is(name, "builtin.module"))
+    return false;
+  tally t = {0, 0, true};
   each_child(op, count_outer, &t);
   return t.small > 0 && t.large == 0;
 }

@@ -24,4 +24,10 @@
 // with a bound that is not a constant counts as large.
 bool has_little_parallel_work(MlirOperation op, MlirStringRef name);
 
+// The same for "parallel.little-work-in-loops", what omp-parallel-loops
+// avoids: there a team starts for each parallel loop that no other
+// parallel loop encloses, sequential loops around it included, on every
+// trip of those; each loop counts by its own static iterations per start.
+bool has_little_parallel_work_in_loops(MlirOperation op, MlirStringRef name);
+
 #endif // MQSS_ACTIONS_PARALLEL_WORK_H

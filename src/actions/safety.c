@@ -391,6 +391,7 @@ static const struct {
 } deep[] = {{bound_in_body, is_bound_in_body},
             {war_loops, has_war_loops},
             {"parallel.little-work", has_little_parallel_work},
+            {"parallel.little-work-in-loops", has_little_parallel_work_in_loops},
 };
 
 typedef struct {
