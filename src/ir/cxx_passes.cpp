@@ -235,8 +235,8 @@ struct FlatOuterParallelPass
                      "time loop)"),
       llvm::cl::init(false)};
 
-  // Whether a loop stays parallel (given no reductions): no loop encloses
-  // it, or with in-serial-loops no parallel loop does.
+  // Whether a loop runs sequentially even without reductions: another loop
+  // encloses it, or with in-serial-loops another parallel loop does.
   bool enclosed(Operation *op) const {
     return inSerialLoops ? op->getParentOfType<scf::ParallelOp>() != nullptr
                          : op->getParentOfType<LoopLikeOpInterface>() != nullptr;
