@@ -64,18 +64,19 @@ static bool count_outer(MlirOperation c, void *ctx) {
   return true;
 }
 
-bool has_little_parallel_work(MlirOperation op, MlirStringRef name) {
+static bool little_work(MlirOperation op, MlirStringRef name,
+                        bool through_serial) {
   if (!name_is(name, "builtin.module"))
     return false;
-  tally t = {0, 0, false};
+  tally t = {0, 0, through_serial};
   each_child(op, count_outer, &t);
   return t.small > 0 && t.large == 0;
 }
 
+bool has_little_parallel_work(MlirOperation op, MlirStringRef name) {
+  return little_work(op, name, false);
+}
+
 bool has_little_parallel_work_in_loops(MlirOperation op, MlirStringRef name) {
-  if (!name_is(name, "builtin.module"))
-    return false;
-  tally t = {0, 0, true};
-  each_child(op, count_outer, &t);
-  return t.small > 0 && t.large == 0;
+  return little_work(op, name, true);
 }
