@@ -48,14 +48,18 @@ static double nested_work(MlirOperation op) {
 typedef struct {
   int small, large;
   bool through_serial; // also count parallel loops inside sequential ones
+  bool scf_for;        // count the scf.for loops instead of parallel ones
 } tally;
 
-// Counts the parallel loops under op that no other loop encloses (with
-// through_serial: no other parallel loop), each by its own work per start.
+// Counts the parallel loops (with scf_for: the scf.for loops) under op that
+// no other loop encloses (with through_serial: no other parallel loop),
+// each by its own work per start.
 static bool count_outer(MlirOperation c, void *ctx) {
   tally *t = ctx;
   int kind = kind_of(c);
-  if (kind == LOOP_SCF_PAR || kind == LOOP_AFFINE_PAR) {
+  bool counted = t->scf_for ? kind == LOOP_SCF_FOR
+                            : kind == LOOP_SCF_PAR || kind == LOOP_AFFINE_PAR;
+  if (counted) {
     double w = loop_work(c, kind);
     *(w >= 0 && w < PARALLEL_WORK_MIN ? &t->small : &t->large) += 1;
   } else if (kind == LOOP_NONE || t->through_serial) {
@@ -65,18 +69,22 @@ static bool count_outer(MlirOperation c, void *ctx) {
 }
 
 static bool little_work(MlirOperation op, MlirStringRef name,
-                        bool through_serial) {
+                        bool through_serial, bool scf_for) {
   if (!name_is(name, "builtin.module"))
     return false;
-  tally t = {0, 0, through_serial};
+  tally t = {0, 0, through_serial, scf_for};
   each_child(op, count_outer, &t);
   return t.small > 0 && t.large == 0;
 }
 
 bool has_little_parallel_work(MlirOperation op, MlirStringRef name) {
-  return little_work(op, name, false);
+  return little_work(op, name, false, false);
 }
 
 bool has_little_parallel_work_in_loops(MlirOperation op, MlirStringRef name) {
-  return little_work(op, name, true);
+  return little_work(op, name, true, false);
+}
+
+bool has_little_sequential_work(MlirOperation op, MlirStringRef name) {
+  return little_work(op, name, false, true);
 }

@@ -30,4 +30,10 @@ bool has_little_parallel_work(MlirOperation op, MlirStringRef name);
 // trip of those; each loop counts by its own static iterations per start.
 bool has_little_parallel_work_in_loops(MlirOperation op, MlirStringRef name);
 
+// The same for "parallel.little-work-scf", what omp-parallel-scf avoids:
+// the scf.for loops outside any other loop, which mqss-scf-parallelize may
+// make parallel, number at least one and each do fewer than
+// PARALLEL_WORK_MIN static iterations.
+bool has_little_sequential_work(MlirOperation op, MlirStringRef name);
+
 #endif // MQSS_ACTIONS_PARALLEL_WORK_H

@@ -392,6 +392,7 @@ static const struct {
             {war_loops, has_war_loops},
             {"parallel.little-work", has_little_parallel_work},
             {"parallel.little-work-in-loops", has_little_parallel_work_in_loops},
+            {"parallel.little-work-scf", has_little_sequential_work},
 };
 
 typedef struct {

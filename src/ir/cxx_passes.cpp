@@ -1,7 +1,7 @@
 // Passes that MLIR 19 exposes only as C++ pattern sets, registered with
 // MLIR's pass registry so that textual pipelines (catalog actions, the
 // finisher) can name them. It is the library's one C++ file, kept to what
-// C cannot reach; everything else stays C. It defines six passes:
+// C cannot reach; everything else stays C. It defines seven passes:
 //
 //   mqss-math-approx        replaces math.tanh, exp, erf, log, ... on f32
 //                           (scalars and vectors) by polynomial arithmetic,
@@ -44,6 +44,11 @@
 //                           safety layer masks that form where a team would
 //                           get too little work per start. mlir-opt 19 has
 //                           none of these steps as a pass.
+//   mqss-scf-parallelize    turns each outermost scf.for loop whose
+//                           iterations provably touch different elements
+//                           into an scf.parallel loop (a CSR row loop, an
+//                           element-wise loop around a data-dependent
+//                           while); MLIR parallelises affine.for loops only.
 //   mqss-vector-width       caps the vector registers that LLVM gives a
 //                           function's vector ops at `bits` (256: a
 //                           vector<16xf32> takes two AVX2 registers, not one
@@ -87,6 +92,8 @@
 #include <mlir/Dialect/Vector/Transforms/LoweringPatterns.h>
 #include <mlir/IR/IRMapping.h>
 #include <mlir/Interfaces/LoopLikeInterface.h>
+#include <mlir/Interfaces/SideEffectInterfaces.h>
+#include <mlir/Interfaces/ViewLikeInterface.h>
 #include <mlir/Pass/Pass.h>
 #include <mlir/Pass/PassRegistry.h>
 #include <mlir/Transforms/GreedyPatternRewriteDriver.h>
@@ -268,6 +275,145 @@ struct FlatOuterParallelPass
   }
 };
 
+// An scf.for loop becomes an scf.parallel loop when its iterations cannot
+// touch the same memory: it carries no values from one iteration to the
+// next, every op inside it says what memory it reads and writes (no calls),
+// and each memref it writes is accessed in it by plain loads and stores
+// only, all of which index one dimension by the loop's induction variable
+// itself (y[i], Y[i, j]), so that each iteration has its own elements.
+// Memrefs it only reads, and buffers allocated inside it, are free. As
+// affine-parallelize does, it takes distinct memref values that are not
+// views of each other for distinct buffers. Only the outermost such loop
+// of a nest is converted. This is what the scf loops of sparse and
+// irregular kernels lack: affine-parallelize sees affine.for only, and a
+// CSR row loop (its inner bounds loaded from memory) is never affine.
+struct ScfParallelizePass
+    : public PassWrapper<ScfParallelizePass, OperationPass<func::FuncOp>> {
+  MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ScfParallelizePass)
+
+  StringRef getArgument() const final { return "mqss-scf-parallelize"; }
+  StringRef getDescription() const final {
+    return "Turn scf.for loops whose iterations access disjoint memory "
+           "into scf.parallel loops";
+  }
+  void getDependentDialects(DialectRegistry &registry) const final {
+    registry.insert<scf::SCFDialect>();
+  }
+
+  struct Access {
+    Operation *op;
+    Value memref;
+    bool write;
+  };
+
+  // The buffer a memref value reaches through views (subview, cast, ...).
+  static Value root_of(Value v) {
+    while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
+      v = view.getViewSource();
+    return v;
+  }
+
+  // The memory effects of every op in the loop's body; false when an op's
+  // effects are unknown or not tied to a value (a call, a barrier).
+  static bool collect(scf::ForOp loop, SmallVectorImpl<Access> &out) {
+    WalkResult walk = loop.getBody()->walk([&](Operation *op) {
+      if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+        return WalkResult::advance();
+      auto iface = dyn_cast<MemoryEffectOpInterface>(op);
+      if (!iface)
+        return WalkResult::interrupt();
+      SmallVector<MemoryEffects::EffectInstance> effects;
+      iface.getEffects(effects);
+      for (MemoryEffects::EffectInstance &e : effects) {
+        if (!e.getValue())
+          return WalkResult::interrupt();
+        if (!isa<MemoryEffects::Allocate>(e.getEffect()))
+          out.push_back({op, e.getValue(),
+                         !isa<MemoryEffects::Read>(e.getEffect())});
+      }
+      return WalkResult::advance();
+    });
+    return !walk.wasInterrupted();
+  }
+
+  // Whether buf is allocated by an op inside the loop: each iteration has
+  // its own.
+  static bool private_to(scf::ForOp loop, Value buf) {
+    Operation *def = buf.getDefiningOp();
+    return def && loop->isProperAncestor(def) &&
+           hasSingleEffect<MemoryEffects::Allocate>(def, buf);
+  }
+
+  // The dimensions that an access indexes by iv itself, as a bit mask;
+  // 0 when it is not a load or store of buf directly.
+  static uint64_t iv_dims(Operation *op, Value buf, Value iv) {
+    ValueRange indices;
+    if (auto load = dyn_cast<memref::LoadOp>(op); load && load.getMemRef() == buf)
+      indices = load.getIndices();
+    else if (auto store = dyn_cast<memref::StoreOp>(op);
+             store && store.getMemRef() == buf)
+      indices = store.getIndices();
+    uint64_t dims = 0;
+    for (unsigned d = 0; d < indices.size() && d < 64; d++)
+      if (indices[d] == iv)
+        dims |= uint64_t(1) << d;
+    return dims;
+  }
+
+  static bool independent(scf::ForOp loop) {
+    if (loop.getNumRegionIterArgs() > 0 ||
+        !loop.getInductionVar().getType().isIndex())
+      return false;
+    SmallVector<Access> accesses;
+    if (!collect(loop, accesses))
+      return false;
+    llvm::SmallDenseMap<Value, uint64_t> shared; // written buffer -> dims
+    for (Access &a : accesses) {
+      Value buf = root_of(a.memref);
+      if (!private_to(loop, buf) && a.write)
+        shared[buf] = ~uint64_t(0);
+    }
+    for (Access &a : accesses) {
+      Value buf = root_of(a.memref);
+      auto it = shared.find(buf);
+      if (it != shared.end())
+        it->second &= a.memref == buf
+                          ? iv_dims(a.op, buf, loop.getInductionVar()) : 0;
+    }
+    for (auto &entry : shared)
+      if (entry.second == 0)
+        return false;
+    return true;
+  }
+
+  static void make_parallel(IRRewriter &rewriter, scf::ForOp loop) {
+    rewriter.setInsertionPoint(loop);
+    auto par = rewriter.create<scf::ParallelOp>(
+        loop.getLoc(), ValueRange{loop.getLowerBound()},
+        ValueRange{loop.getUpperBound()}, ValueRange{loop.getStep()});
+    Block *body = par.getBody();
+    rewriter.eraseOp(body->getTerminator());
+    rewriter.eraseOp(loop.getBody()->getTerminator());
+    rewriter.mergeBlocks(loop.getBody(), body, par.getInductionVars());
+    rewriter.setInsertionPointToEnd(body);
+    rewriter.create<scf::ReduceOp>(loop.getLoc());
+    rewriter.eraseOp(loop);
+  }
+
+  void runOnOperation() final {
+    SmallVector<scf::ForOp> loops;
+    getOperation().walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      if (!independent(loop))
+        return WalkResult::advance();
+      loops.push_back(loop);
+      return WalkResult::skip();
+    });
+    IRRewriter rewriter(&getContext());
+    for (scf::ForOp loop : loops)
+      make_parallel(rewriter, loop);
+  }
+};
+
 // Each memref.alloca_scope becomes its body between llvm.intr.stacksave and
 // llvm.intr.stackrestore, what its LLVM lowering makes of it, but while the
 // body is still one block: once convert-scf-to-cf has made blocks of the
@@ -365,6 +511,7 @@ extern "C" void register_cxx_passes(void) {
   PassRegistration<LowerVectorContractPass>();
   PassRegistration<DecomposeAggregatesPass>();
   PassRegistration<FlatOuterParallelPass>();
+  PassRegistration<ScfParallelizePass>();
   PassRegistration<ExpandAllocaScopesPass>();
   PassRegistration<VectorWidthPass>();
 }
