@@ -1,0 +1,24 @@
+module attributes {transform.with_named_sequence} {
+  // catalog action 'hoist-subsets-fma'
+  transform.named_sequence @mqss_24bf7a492164f97b(%root: !transform.any_op {transform.readonly}) {
+    %funcs = transform.structured.match ops{["func.func"]} in %root : (!transform.any_op) -> !transform.any_op
+    transform.foreach %funcs : !transform.any_op {
+    ^bb0(%func0: !transform.any_op):
+      %for0 = transform.structured.match ops{["scf.for"]} in %func0 : (!transform.any_op) -> !transform.any_op
+      transform.foreach %for0 : !transform.any_op {
+      ^bb0(%loop0: !transform.any_op):
+        transform.loop.hoist_loop_invariant_subsets %loop0 : !transform.any_op
+      }
+    }
+    transform.apply_patterns to %funcs {
+      transform.apply_patterns.vector.lower_contraction lowering_strategy = "outerproduct"
+      transform.apply_patterns.vector.transfer_permutation_patterns
+      transform.apply_patterns.vector.lower_outerproduct
+      transform.apply_patterns.vector.lower_multi_reduction lowering_strategy = "innerparallel"
+      transform.apply_patterns.vector.lower_transpose
+      transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
+      transform.apply_patterns.canonicalization
+    } : !transform.any_op
+    transform.yield
+  }
+}
