@@ -283,7 +283,9 @@ struct FlatOuterParallelPass
 // itself (y[i], Y[i, j]), so that each iteration has its own elements.
 // Memrefs it only reads, and buffers allocated inside it, are free. As
 // affine-parallelize does, it takes distinct memref values that are not
-// views of each other for distinct buffers. Only the outermost such loop
+// views of each other for distinct buffers (function arguments,
+// allocations, globals; a loop that touches memory of any other origin
+// stays). Only the outermost such loop
 // of a nest is converted. This is what the scf loops of sparse and
 // irregular kernels lack: affine-parallelize sees affine.for only, and a
 // CSR row loop (its inner bounds loaded from memory) is never affine.
@@ -306,11 +308,20 @@ struct ScfParallelizePass
     bool write;
   };
 
-  // The buffer a memref value reaches through views (subview, cast, ...).
-  static Value root_of(Value v) {
+  // The buffer a memref value reaches through views (subview, cast, ...):
+  // a function argument, an allocation, or a global (the first
+  // memref.get_global of its name stands for all of them); null when it is
+  // none of these (a call's result, a memref loaded from memory), whose
+  // aliasing the pass does not know.
+  static Value root_of(Value v, llvm::StringMap<Value> &globals) {
     while (auto view = v.getDefiningOp<ViewLikeOpInterface>())
       v = view.getViewSource();
-    return v;
+    if (auto arg = dyn_cast<BlockArgument>(v))
+      return isa<func::FuncOp>(arg.getOwner()->getParentOp()) ? v : Value();
+    if (auto global = v.getDefiningOp<memref::GetGlobalOp>())
+      return globals.try_emplace(global.getName(), v).first->second;
+    return hasSingleEffect<MemoryEffects::Allocate>(v.getDefiningOp(), v)
+               ? v : Value();
   }
 
   // The memory effects of every op in the loop's body; false when an op's
@@ -367,14 +378,20 @@ struct ScfParallelizePass
     SmallVector<Access> accesses;
     if (!collect(loop, accesses))
       return false;
+    llvm::StringMap<Value> globals;
+    SmallVector<Value> roots;
     llvm::SmallDenseMap<Value, uint64_t> shared; // written buffer -> dims
     for (Access &a : accesses) {
-      Value buf = root_of(a.memref);
+      if (!isa<BaseMemRefType>(a.memref.getType()))
+        return false;
+      Value buf = root_of(a.memref, globals);
+      if (!buf)
+        return false;
       if (!private_to(loop, buf) && a.write)
         shared[buf] = ~uint64_t(0);
+      roots.push_back(buf);
     }
-    for (Access &a : accesses) {
-      Value buf = root_of(a.memref);
+    for (auto [a, buf] : llvm::zip(accesses, roots)) {
       auto it = shared.find(buf);
       if (it != shared.end())
         it->second &= a.memref == buf

@@ -84,6 +84,23 @@ func.func private @view(%y: memref<64xf64>) {
   return
 }
 
+// Two get_global ops of one global are the same buffer: each iteration
+// reads the element the next one writes. Kept.
+memref.global "private" @g : memref<65xf64> = dense<1.0>
+func.func private @globals() {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c64 = arith.constant 64 : index
+  %a = memref.get_global @g : memref<65xf64>
+  %b = memref.get_global @g : memref<65xf64>
+  scf.for %i = %c0 to %c64 step %c1 {
+    %i1 = arith.addi %i, %c1 : index
+    %v = memref.load %b[%i1] : memref<65xf64>
+    memref.store %v, %a[%i] : memref<65xf64>
+  }
+  return
+}
+
 // A call whose effects the loop cannot see: kept.
 func.func private @touch(%y: memref<64xf64>) {
   %c0 = arith.constant 0 : index
