@@ -49,6 +49,8 @@
 //                           into an scf.parallel loop (a CSR row loop, an
 //                           element-wise loop around a data-dependent
 //                           while); MLIR parallelises affine.for loops only.
+//                           With min-work, a loop of fewer static iterations
+//                           (nested loops' included) stays sequential.
 //   mqss-vector-width       caps the vector registers that LLVM gives a
 //                           function's vector ops at `bits` (256: a
 //                           vector<16xf32> takes two AVX2 registers, not one
@@ -88,6 +90,7 @@
 #include <mlir/Dialect/SCF/IR/SCF.h>
 #include <mlir/Dialect/SCF/Utils/Utils.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
+#include <mlir/Dialect/Utils/StaticValueUtils.h>
 #include <mlir/Dialect/Vector/IR/VectorOps.h>
 #include <mlir/Dialect/Vector/Transforms/LoweringPatterns.h>
 #include <mlir/IR/IRMapping.h>
@@ -293,6 +296,9 @@ struct ScfParallelizePass
     : public PassWrapper<ScfParallelizePass, OperationPass<func::FuncOp>> {
   MLIR_DEFINE_EXPLICIT_INTERNAL_INLINE_TYPE_ID(ScfParallelizePass)
 
+  ScfParallelizePass() = default;
+  ScfParallelizePass(const ScfParallelizePass &other) : PassWrapper(other) {}
+
   StringRef getArgument() const final { return "mqss-scf-parallelize"; }
   StringRef getDescription() const final {
     return "Turn scf.for loops whose iterations access disjoint memory "
@@ -300,6 +306,42 @@ struct ScfParallelizePass
   }
   void getDependentDialects(DialectRegistry &registry) const final {
     registry.insert<scf::SCFDialect>();
+  }
+
+  Option<int64_t> minWork{
+      *this, "min-work",
+      llvm::cl::desc("leave a loop sequential when it and the loops inside "
+                     "it run fewer static iterations than this (0 = none)"),
+      llvm::cl::init(0)};
+
+  // Static iterations of the loops in op (op included): each loop's trips
+  // times the work inside it (at least one), summed over sibling nests, as
+  // the safety layer counts them (parallel_work.c); nullopt when a trip
+  // count is not constant (a while loop, bounds loaded from memory).
+  static std::optional<double> static_work(Operation *op) {
+    double inner = 0;
+    for (Region &region : op->getRegions())
+      for (Operation &child : region.getOps()) {
+        std::optional<double> w = static_work(&child);
+        if (!w)
+          return std::nullopt;
+        inner += *w;
+      }
+    auto loop = dyn_cast<LoopLikeOpInterface>(op);
+    if (!loop)
+      return inner;
+    auto lbs = loop.getLoopLowerBounds(), ubs = loop.getLoopUpperBounds(),
+         steps = loop.getLoopSteps();
+    if (!lbs || !ubs || !steps)
+      return std::nullopt;
+    double trips = 1;
+    for (auto [lb, ub, step] : llvm::zip(*lbs, *ubs, *steps)) {
+      std::optional<int64_t> t = constantTripCount(lb, ub, step);
+      if (!t)
+        return std::nullopt;
+      trips *= double(*t);
+    }
+    return trips * std::max(inner, 1.0);
   }
 
   struct Access {
@@ -420,6 +462,9 @@ struct ScfParallelizePass
   void runOnOperation() final {
     SmallVector<scf::ForOp> loops;
     getOperation().walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
+      std::optional<double> work = static_work(loop);
+      if (work && *work < double(minWork))
+        return WalkResult::skip(); // the loops inside it do less still
       if (!independent(loop))
         return WalkResult::advance();
       loops.push_back(loop);
