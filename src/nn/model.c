@@ -278,6 +278,31 @@ void nn_zero_grad(nn_model *m) {
   memset(m->grads_memory, 0, sizeof(float) * m->n_params);
 }
 
+void nn_grad_keep_actions(nn_model *m, const bool *keep) {
+  const nn_params *g = &m->grads;
+  int H = m->cfg.hidden_dim, A1 = m->cfg.n_actions + 1;
+  const float *heads[] = {g->pi_w, g->pi_b, g->mu_w, g->mu_b, g->log_std};
+  for (int i = 0; i < m->n_tensors; i++) {
+    float *t = m->grads_memory + m->tensors[i].offset;
+    bool head = false;
+    for (size_t k = 0; k < sizeof heads / sizeof heads[0]; k++)
+      head = head || t == heads[k];
+    if (!head)
+      memset(t, 0, m->tensors[i].size * sizeof(float));
+  }
+  for (int a = 0; a < A1; a++) {
+    if (keep[a])
+      continue;
+    memset(g->pi_w + (size_t)a * H, 0, (size_t)H * sizeof(float));
+    g->pi_b[a] = 0;
+    for (int s = m->param_off[a]; s < m->param_off[a + 1]; s++) {
+      memset(g->mu_w + (size_t)s * H, 0, (size_t)H * sizeof(float));
+      g->mu_b[s] = 0;
+      g->log_std[s] = 0;
+    }
+  }
+}
+
 // ----------------------------------------------------------------------------
 // activations
 

@@ -222,6 +222,12 @@ void nn_model_destroy(nn_model *m); // NULL is harmless
 // Returns the tensor called name, or NULL.
 const nn_tensor *nn_model_tensor(const nn_model *m, const char *name);
 void nn_zero_grad(nn_model *m);
+// Zeroes every gradient except the output rows of the actions flagged in
+// keep (A+1 flags, STOP last): each one's logit row and bias, and its
+// parameter slots' mean rows, biases and log-stds. With no weight decay,
+// an Adam step from zero moments then moves only those rows: the trunk and
+// every other action's outputs stay as they are.
+void nn_grad_keep_actions(nn_model *m, const bool *keep);
 
 // ----------------------------------------------------------------------------
 // forward / backward of the whole network (src/nn/model.c)

@@ -95,6 +95,8 @@ static const struct key {
      "with expit.seed_margin: a winner whose compile time exceeds its seed's (no passes' without one) by more than this relative margin is cloned as the seed, and the search does not pick a candidate over it (0 = off)"},
     {"expit.adapt_sizes", K_INT, F(expit_adapt_sizes), 0, 1, NULL,
      "1: a seed's schedule decision whose sizes do not divide its module's loops gets the nearest sizes that do, instead of the module being refused"},
+    {"expit.bc_only", K_STRING, F(expit_bc_only), 0, 0, NULL,
+     "catalog actions, space-separated, whose output rows alone learn while cloning; the rest of the network stays as it starts (\"\" = all weights learn)"},
     {"policy.init_from", K_STRING, F(init_from), 0, 0, NULL,
      "start from this policy, migrated (--init-from)"},
 #undef F

@@ -76,6 +76,8 @@ typedef struct {
   float expit_compile_limit; // with expit_seed_margin: a winner that compiles
                              // longer than its seed by more than this
                              // relative margin is not confirmed (0 = off)
+  char expit_bc_only[256]; // actions, space-separated, whose output rows
+                           // alone learn while cloning ("" = all weights)
 } train_config;
 
 // Fills `c` with the defaults (those of data/train_config.yaml).

@@ -166,6 +166,26 @@ static bool same_demo(const mqss_catalog *c, const demo *a, const demo *b) {
 // expit.bc_anchor, the clone is also held to the round's start policy where
 // a demonstration takes its greedy action (nn_bc_forward), so that
 // unchanged labels keep their old distribution.
+// The flags (one per network action, STOP last) of the actions that
+// expit.bc_only names; false when it names an action the catalog lacks.
+static bool bc_only_flags(expit *x, bool *keep) {
+  const mqss_catalog *c = x->ec->catalog;
+  memset(keep, 0, (size_t)(NN_MAX_ACTIONS + 1) * sizeof *keep);
+  for (const char *p = x->cfg->expit_bc_only; *(p += strspn(p, " "));
+       p += strcspn(p, " ")) {
+    char name[128];
+    snprintf(name, sizeof name, "%.*s", (int)strcspn(p, " "), p);
+    int i = mqss_catalog_find(c, name);
+    if (i < 0) {
+      fail(x->s, MQSS_ERR_INVALID_ARG, "expit.bc_only names '%s', which the "
+           "catalog does not have; name actions of `mqss catalog`", name);
+      return false;
+    }
+    keep[episode_nn_action(c, i)] = true;
+  }
+  return true;
+}
+
 // Writes the demonstrations clone_winners fits to ROUND/cloned.tsv: each
 // module's decisions as cloned, with its winner's confirmed speedup where
 // the winner is cloned and 1 where its seed stands in (not measured here).
@@ -265,9 +285,14 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   if (st == MQSS_OK && cfg->expit_bc_anchor > 0 &&
       (anchor = model_copy(x->ec->model)) == NULL)
     st = fail(x->s, MQSS_ERR_NOMEM, "out of memory");
+  bool keep[NN_MAX_ACTIONS + 1];
+  bool only = cfg->expit_bc_only[0] != 0;
+  if (st == MQSS_OK && only && !bc_only_flags(x, keep))
+    st = MQSS_ERR_INVALID_ARG;
   if (st == MQSS_OK &&
       bc_update(x->ec->model, &rb, cfg->expit_bc_epochs, cfg->minibatch, &adam,
-                anchor, cfg->expit_bc_anchor, &x->rng, &first, &last) != 0)
+                anchor, cfg->expit_bc_anchor, only ? keep : NULL, &x->rng,
+                &first, &last) != 0)
     st = fail(x->s, MQSS_ERR_NOMEM, "out of memory in behaviour cloning");
   nn_model_destroy(anchor);
   x->row[E_CLONE_FIRST] = first;

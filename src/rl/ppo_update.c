@@ -341,7 +341,8 @@ static int anchor_logp_all(minibatch *mb, const rollout_buffer *rb, int M,
 
 int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
               const nn_adam_config *adam, const nn_model *anchor,
-              float kl_coef, nn_rng *rng, float *first, float *last) {
+              float kl_coef, const bool *keep, nn_rng *rng, float *first,
+              float *last) {
   int n = rb->n;
   int M = mb_size < n ? mb_size : n;
   *first = *last = NAN;
@@ -382,6 +383,8 @@ int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
       nn_zero_grad(m);
       sum += nn_bc_forward(m, &acts, &in, &t, kl);
       nn_bc_backward(m, &acts, &in, &t, kl);
+      if (keep)
+        nn_grad_keep_actions(m, keep);
       nn_adam_step(m, adam);
       steps++;
     }

@@ -75,10 +75,13 @@ int ppo_update(nn_model *m, rollout_buffer *rb, const ppo_update_config *c,
 // Behaviour cloning on the buffer's (state, action, parameters) samples:
 // `epochs` passes of shuffled minibatches of mb_size minimising nn_bc_forward's loss
 // with Adam; with an anchor (same shape as m) and kl_coef > 0, its KL term
-// to the anchor. *first and *last get the mean loss of the first and the
-// last epoch. Returns 0, or -1 when out of memory.
+// to the anchor. With keep (A+1 flags, NULL = all), only the output rows of
+// the flagged actions learn (nn_grad_keep_actions). *first and *last get
+// the mean loss of the first and the last epoch. Returns 0, or -1 when out
+// of memory.
 int bc_update(nn_model *m, const rollout_buffer *rb, int epochs, int mb_size,
               const nn_adam_config *adam, const nn_model *anchor,
-              float kl_coef, nn_rng *rng, float *first, float *last);
+              float kl_coef, const bool *keep, nn_rng *rng, float *first,
+              float *last);
 
 #endif // MQSS_RL_PPO_UPDATE_H

@@ -130,8 +130,9 @@ static double window_variance(const ckpt_state *st, int steps) {
 
 // FNV-1a of the settings that shape the run (not its length or workers).
 // The last fields, expit.winners_from, expit.seed_margin, expit.families,
-// expit.bc_anchor, expit.adapt_sizes and expit.compile_limit, are folded in
-// only when set, so that runs checkpointed before they existed still resume.
+// expit.bc_anchor, expit.adapt_sizes, expit.compile_limit and expit.bc_only,
+// are folded in only when set, so that runs checkpointed before they existed
+// still resume.
 _Static_assert(offsetof(train_config, expit_seed_margin) >=
                        offsetof(train_config, expit_winners_from) +
                            sizeof ((train_config *)0)->expit_winners_from &&
@@ -144,11 +145,14 @@ _Static_assert(offsetof(train_config, expit_seed_margin) >=
                        offsetof(train_config, expit_bc_anchor) + sizeof(float) &&
                    offsetof(train_config, expit_compile_limit) ==
                        offsetof(train_config, expit_adapt_sizes) + sizeof(int) &&
-                   offsetof(train_config, expit_compile_limit) + 2 * sizeof(float) >
+                   offsetof(train_config, expit_bc_only) ==
+                       offsetof(train_config, expit_compile_limit) + sizeof(float) &&
+                   offsetof(train_config, expit_bc_only) +
+                           sizeof ((train_config *)0)->expit_bc_only + sizeof(float) >
                        sizeof(train_config),
                "expit_winners_from, expit_seed_margin, expit_families, "
-               "expit_bc_anchor, expit_adapt_sizes, expit_compile_limit end "
-               "train_config");
+               "expit_bc_anchor, expit_adapt_sizes, expit_compile_limit, "
+               "expit_bc_only end train_config");
 static uint64_t config_hash(const train_config *cfg) {
   train_config c = *cfg;
   c.iterations = c.checkpoint_every = c.num_workers = c.pin_workers = 0;
@@ -167,6 +171,8 @@ static uint64_t config_hash(const train_config *cfg) {
     h = fnv1a64(h, &c.expit_adapt_sizes, sizeof c.expit_adapt_sizes);
   if (c.expit_compile_limit != 0)
     h = fnv1a64(h, &c.expit_compile_limit, sizeof c.expit_compile_limit);
+  if (c.expit_bc_only[0])
+    h = fnv1a64(h, c.expit_bc_only, strlen(c.expit_bc_only));
   return h;
 }
 
@@ -298,7 +304,7 @@ static mqss_status clone_baselines(trainer *tr, train_result *r) {
               "env.baseline_json", r->bc.unmatched, r->bc.refused);
   if (st == MQSS_OK &&
       bc_update(tr->m, &rb, cfg->bc_epochs, cfg->minibatch, &adam, NULL, 0.0f,
-                &tr->rng, &r->bc_loss_first, &r->bc_loss_last) != 0)
+                NULL, &tr->rng, &r->bc_loss_first, &r->bc_loss_last) != 0)
     st = fail(tr->s, MQSS_ERR_NOMEM, "out of memory in behaviour cloning");
   rb_free(&rb);
   for (int k = 0; st == MQSS_OK && cfg->bc_log_std < 0 && k < tr->m->P; k++)

@@ -265,7 +265,7 @@ static void test_bc_update_anchor(void **state) {
   nn_rng_seed(&r1, 5);
   nn_rng_seed(&r2, 5);
   float first, last;
-  assert_int_equal(bc_update(m, &rb, EPOCHS, MB, &adam, anchor, 1.0f, &r1,
+  assert_int_equal(bc_update(m, &rb, EPOCHS, MB, &adam, anchor, 1.0f, NULL, &r1,
                              &first, &last), 0);
   assert_true(isfinite(first) && isfinite(last));
   int order[N];
@@ -311,7 +311,7 @@ static void test_bc_update_anchor(void **state) {
   // and the anchor moved the clone: without it the parameters differ
   nn_model *plain = bandit_model(1);
   nn_rng_seed(&r1, 5);
-  assert_int_equal(bc_update(plain, &rb, EPOCHS, MB, &adam, NULL, 0.0f, &r1,
+  assert_int_equal(bc_update(plain, &rb, EPOCHS, MB, &adam, NULL, 0.0f, NULL, &r1,
                              &first, &last), 0);
   double moved = 0;
   for (size_t i = 0; i < m->n_params; i++)
@@ -326,6 +326,67 @@ static void test_bc_update_anchor(void **state) {
   nn_model_destroy(plain);
 }
 
+// bc_update with keep (expit.bc_only): only the kept action's output rows
+// move, its logit row and bias and its parameter slot; every other weight,
+// the trunk included, ends bit for bit where it started, and the kept rows
+// fit the demonstrations (the kept action's probability rises where the
+// samples take it).
+static void test_bc_update_keep(void **state) {
+  (void)state;
+  enum { N = 40, MB = 8, EPOCHS = 5, A1 = NA + 1, KEPT = 1 };
+  nn_model *m = bandit_model(3), *start = bandit_model(3);
+  rollout_buffer rb;
+  assert_int_equal(rb_init(&rb, m, N), 0);
+  uint8_t mask[A1] = {1, 1, 1, 1};
+  for (int i = 0; i < N; i++) {
+    float st[S], u[1] = {0.3f};
+    for (int k = 0; k < S; k++)
+      st[k] = cosf(0.3f * (float)i + (float)k);
+    assert_int_equal(rb_push(&rb, st, NULL, mask, i % 2 ? KEPT : 0, u, 0, 0, 0,
+                             true), 0);
+  }
+  nn_adam_config adam = {.lr = 0.01f, .beta1 = 0.9f, .beta2 = 0.999f,
+                         .eps = 1e-8f, .max_grad_norm = 0.5f};
+  bool keep[A1] = {false};
+  keep[KEPT] = true;
+  nn_rng rng;
+  nn_rng_seed(&rng, 9);
+  float first, last;
+  assert_int_equal(bc_update(m, &rb, EPOCHS, MB, &adam, NULL, 0.0f, keep, &rng,
+                             &first, &last), 0);
+  int H = m->cfg.hidden_dim, slot = m->param_off[KEPT];
+  const float *p0 = start->params_memory, *p1 = m->params_memory;
+  size_t moved = 0, other = 0;
+  for (size_t i = 0; i < m->n_params; i++) {
+    const float *at = p1 + i;
+    bool row = (at >= m->params.pi_w + KEPT * H && at < m->params.pi_w + (KEPT + 1) * H) ||
+               at == m->params.pi_b + KEPT ||
+               (at >= m->params.mu_w + slot * H && at < m->params.mu_w + (slot + 1) * H) ||
+               at == m->params.mu_b + slot || at == m->params.log_std + slot;
+    if (row)
+      moved += p0[i] != p1[i];
+    else
+      other += p0[i] != p1[i];
+  }
+  printf("bc_update with keep: %zu weights of the kept rows moved, %zu others\n",
+         moved, other);
+  assert_int_equal(other, 0);
+  assert_true(moved >= (size_t)H);
+  // the kept action's log-probability on a sample that takes it went up
+  nn_acts a0 = {0}, a1 = {0};
+  assert_int_equal(nn_acts_ensure(&a0, start, 1, 0), 0);
+  assert_int_equal(nn_acts_ensure(&a1, m, 1, 0), 0);
+  nn_batch in = {.B = 1, .state = rb.state + S, .mask = mask};
+  nn_forward(start, &a0, &in);
+  nn_forward(m, &a1, &in);
+  assert_true(a1.logp[KEPT] > a0.logp[KEPT] + 0.05f);
+  nn_acts_free(&a0);
+  nn_acts_free(&a1);
+  rb_free(&rb);
+  nn_model_destroy(m);
+  nn_model_destroy(start);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_gae_hand_computed),
@@ -334,6 +395,7 @@ int main(void) {
       cmocka_unit_test(test_bandit_learns),
       cmocka_unit_test(test_anchor_kl),
       cmocka_unit_test(test_bc_update_anchor),
+      cmocka_unit_test(test_bc_update_keep),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
