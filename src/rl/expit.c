@@ -165,7 +165,10 @@ static bool same_demo(const mqss_catalog *c, const demo *a, const demo *b) {
 // borderline winners does not change their labels from run to run. With
 // expit.bc_anchor, the clone is also held to the round's start policy where
 // a demonstration takes its greedy action (nn_bc_forward), so that
-// unchanged labels keep their old distribution.
+// unchanged labels keep their old distribution. With expit.bc_only, only
+// the named actions' output rows learn (nn_grad_keep_actions): a policy
+// extended to a new action keeps its choices among the old ones.
+
 // The flags (one per network action, STOP last) of the actions that
 // expit.bc_only names; false when it names an action the catalog lacks.
 static bool bc_only_flags(expit *x, bool *keep) {
@@ -582,6 +585,9 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
              .ec = train_setup_episodes(setup), .hooks = hooks ? hooks : &none};
   expit_result r = {0};
   mqss_status st = MQSS_OK;
+  bool keep[NN_MAX_ACTIONS + 1]; // checked here, before any time is spent
+  if (cfg->expit_bc_only[0] && !bc_only_flags(&x, keep))
+    return MQSS_ERR_INVALID_ARG;
   if (mkdir(o->log_dir, 0777) != 0 && errno != EEXIST)
     return fail(s, MQSS_ERR_IO, "cannot create '%s': %s", o->log_dir,
                 strerror(errno));

@@ -62,7 +62,10 @@ most 2 decisions.
    selects every module's pruned winner; expit.png is drawn although three
    of its panels have no data. A winners_from file that is not
    one is an error naming its file and line, and so is a winner with an
-   action outside the catalog.
+   action outside the catalog. With expit.bc_only naming one action, the
+   clone differs from the round's start only in that action's output rows
+   (its logit row and bias, its parameter's mean row, bias and log-std),
+   and those moved; an action the catalog lacks is an error naming it.
 
 usage: check_expit.py MQSS_BINARY SOURCE_DIR
 """
@@ -201,6 +204,28 @@ def safetensors(path):
         b = f.read()
     n = int.from_bytes(b[:8], "little")
     return json.loads(b[8:8 + n])["__metadata__"], b[8 + n:]
+
+
+def tensors(path):
+    """name -> (shape, bytes) of every tensor of a policy file."""
+    with open(path, "rb") as f:
+        b = f.read()
+    n = int.from_bytes(b[:8], "little")
+    head = json.loads(b[8:8 + n])
+    return {k: (v["shape"], b[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]])
+            for k, v in head.items() if k != "__metadata__"}
+
+
+def changed_rows(a, b):
+    """name -> the rows (first index) where policy files a and b differ."""
+    out = {}
+    for name, (shape, x) in tensors(a).items():
+        y = tensors(b)[name][1]
+        width = 4 * (shape[1] if len(shape) == 2 else 1)
+        rows = sorted({i // width for i in range(0, len(x), 4) if x[i:i + 4] != y[i:i + 4]})
+        if rows:
+            out[name] = rows
+    return out
 
 
 def pieces(pipeline):
@@ -661,6 +686,27 @@ def main():
     check(r.returncode != 0 and f"{bad}: the winner of module 0" in r.stderr and
           "outside this catalog of 4 actions" in r.stderr,
           f"a winner with an action outside the catalog: {r.stderr[-500:]}")
+
+    # expit.bc_only: only affine-tile's output rows learn (network action 1:
+    # the catalog without STOP; its one parameter slot is slot 0)
+    cfg = config("bc_only", 1, manifest="train3.tsv", budget=0, ppo=0, holdout=False,
+                 more=f'  winners_from: {src}\n  bc_only: "affine-tile"\n')
+    r = train(cfg, "bc_only")
+    check(r.returncode == 0, f"bc_only run failed: {r.stderr[-2000:]}")
+    if r.returncode == 0:
+        rdir = os.path.join(TMP, "bc_only", "round_0")
+        diff = changed_rows(os.path.join(rdir, "start.safetensors"),
+                            os.path.join(rdir, "clone.safetensors"))
+        check(set(diff) <= {"pi.weight", "pi.bias", "mu.weight", "mu.bias", "log_std"} and
+              all(rows == [1] for name, rows in diff.items() if name.startswith("pi.")) and
+              all(rows == [0] for name, rows in diff.items() if not name.startswith("pi.")) and
+              "pi.weight" in diff, f"bc_only changed more than affine-tile's rows: {diff}")
+    cfg = config("bc_only_bad", 1, manifest="train3.tsv", budget=0, ppo=0, holdout=False,
+                 more=f'  winners_from: {src}\n  bc_only: "affine-tile nope"\n')
+    r = train(cfg, "bc_only_bad")
+    check(r.returncode != 0 and "expit.bc_only names 'nope'" in r.stderr and
+          not os.path.exists(os.path.join(TMP, "bc_only_bad", "round_0")),
+          f"an unknown bc_only action was not named before the run: {r.stderr[-500:]}")
 
     print(f"{passed} passed, {len(failures)} failed")
     if not failures:
