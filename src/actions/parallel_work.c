@@ -29,10 +29,14 @@ static double loop_work(MlirOperation loop, int kind) {
   return trips * (inner > 1 ? inner : 1);
 }
 
+double parallel_static_work(MlirOperation op) {
+  int kind = kind_of(op);
+  return kind == LOOP_NONE ? nested_work(op) : loop_work(op, kind);
+}
+
 static bool add_work(MlirOperation c, void *ctx) {
   double *sum = ctx;
-  int kind = kind_of(c);
-  double w = kind == LOOP_NONE ? nested_work(c) : loop_work(c, kind);
+  double w = parallel_static_work(c);
   *sum = w < 0 ? -1 : *sum + w;
   return w >= 0;
 }

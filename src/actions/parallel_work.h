@@ -17,6 +17,12 @@
 // bodies many times as costly keep their threads.
 #define PARALLEL_WORK_MIN 4096
 
+// Static iterations of the loops in op, op included when it is a loop: each
+// loop's trips times the work inside it (at least one), summed over sibling
+// nests; -1 when a trip count is not a constant (a while loop, bounds read
+// from memory). Also mqss-scf-parallelize's min-work (src/ir/cxx_passes.cpp).
+double parallel_static_work(MlirOperation op);
+
 // The safety layer's deep test (ir_summary_has) for the name
 // "parallel.little-work": true for a builtin.module whose parallel loops
 // outside any other loop (scf.parallel, affine.parallel) number at least

@@ -80,6 +80,7 @@
 // and broadcast lowering together with transfer lowering and canonicalization
 // in one greedy rewrite hang (docs/DESIGN.md); convert-vector-to-scf and
 // convert-vector-to-llvm lower those later, each in its own rewrite.
+#include <mlir/CAPI/IR.h>
 #include <mlir/Dialect/Arith/IR/Arith.h>
 #include <mlir/Dialect/Func/IR/FuncOps.h>
 #include <mlir/Dialect/LLVMIR/LLVMDialect.h>
@@ -90,7 +91,6 @@
 #include <mlir/Dialect/SCF/IR/SCF.h>
 #include <mlir/Dialect/SCF/Utils/Utils.h>
 #include <mlir/Dialect/Tensor/IR/Tensor.h>
-#include <mlir/Dialect/Utils/StaticValueUtils.h>
 #include <mlir/Dialect/Vector/IR/VectorOps.h>
 #include <mlir/Dialect/Vector/Transforms/LoweringPatterns.h>
 #include <mlir/IR/IRMapping.h>
@@ -102,6 +102,10 @@
 #include <mlir/Transforms/GreedyPatternRewriteDriver.h>
 
 #include <memory>
+
+// Static iterations of a loop nest, as the safety layer counts them
+// (src/actions/parallel_work.h); -1 when a trip count is not a constant.
+extern "C" double parallel_static_work(MlirOperation op);
 
 namespace {
 
@@ -314,36 +318,6 @@ struct ScfParallelizePass
                      "it run fewer static iterations than this (0 = none)"),
       llvm::cl::init(0)};
 
-  // Static iterations of the loops in op (op included): each loop's trips
-  // times the work inside it (at least one), summed over sibling nests, as
-  // the safety layer counts them (parallel_work.c); nullopt when a trip
-  // count is not constant (a while loop, bounds loaded from memory).
-  static std::optional<double> static_work(Operation *op) {
-    double inner = 0;
-    for (Region &region : op->getRegions())
-      for (Operation &child : region.getOps()) {
-        std::optional<double> w = static_work(&child);
-        if (!w)
-          return std::nullopt;
-        inner += *w;
-      }
-    auto loop = dyn_cast<LoopLikeOpInterface>(op);
-    if (!loop)
-      return inner;
-    auto lbs = loop.getLoopLowerBounds(), ubs = loop.getLoopUpperBounds(),
-         steps = loop.getLoopSteps();
-    if (!lbs || !ubs || !steps)
-      return std::nullopt;
-    double trips = 1;
-    for (auto [lb, ub, step] : llvm::zip(*lbs, *ubs, *steps)) {
-      std::optional<int64_t> t = constantTripCount(lb, ub, step);
-      if (!t)
-        return std::nullopt;
-      trips *= double(*t);
-    }
-    return trips * std::max(inner, 1.0);
-  }
-
   struct Access {
     Operation *op;
     Value memref;
@@ -462,8 +436,8 @@ struct ScfParallelizePass
   void runOnOperation() final {
     SmallVector<scf::ForOp> loops;
     getOperation().walk<WalkOrder::PreOrder>([&](scf::ForOp loop) {
-      std::optional<double> work = static_work(loop);
-      if (work && *work < double(minWork))
+      double work = parallel_static_work(wrap(loop.getOperation()));
+      if (work >= 0 && work < double(minWork))
         return WalkResult::skip(); // the loops inside it do less still
       if (!independent(loop))
         return WalkResult::advance();

@@ -51,6 +51,8 @@ typedef struct {
   int dropped;         // damaged search records dropped
   demo *seeds;         // (n_modules) family baselines; NULL = none
   int *recipes;        // (n_modules) their recipe actions, -1 = none
+  bool bc_only;        // expit.bc_only is set: only bc_keep's rows learn
+  bool bc_keep[NN_MAX_ACTIONS + 1]; // its actions (network order, STOP last)
 } expit;
 
 static void round_path(const expit *x, char *out, size_t n, const char *name) {
@@ -169,11 +171,13 @@ static bool same_demo(const mqss_catalog *c, const demo *a, const demo *b) {
 // the named actions' output rows learn (nn_grad_keep_actions): a policy
 // extended to a new action keeps its choices among the old ones.
 
-// The flags (one per network action, STOP last) of the actions that
-// expit.bc_only names; false when it names an action the catalog lacks.
-static bool bc_only_flags(expit *x, bool *keep) {
+// Sets x->bc_keep to the actions that expit.bc_only names; false when it
+// names an action the catalog lacks.
+static bool bc_only_flags(expit *x) {
   const mqss_catalog *c = x->ec->catalog;
-  memset(keep, 0, (size_t)(NN_MAX_ACTIONS + 1) * sizeof *keep);
+  bool *keep = x->bc_keep;
+  x->bc_only = x->cfg->expit_bc_only[0] != 0;
+  memset(keep, 0, sizeof x->bc_keep);
   for (const char *p = x->cfg->expit_bc_only; *(p += strspn(p, " "));
        p += strcspn(p, " ")) {
     char name[128];
@@ -288,14 +292,10 @@ static mqss_status clone_winners(expit *x, const expit_winner *w) {
   if (st == MQSS_OK && cfg->expit_bc_anchor > 0 &&
       (anchor = model_copy(x->ec->model)) == NULL)
     st = fail(x->s, MQSS_ERR_NOMEM, "out of memory");
-  bool keep[NN_MAX_ACTIONS + 1];
-  bool only = cfg->expit_bc_only[0] != 0;
-  if (st == MQSS_OK && only && !bc_only_flags(x, keep))
-    st = MQSS_ERR_INVALID_ARG;
   if (st == MQSS_OK &&
       bc_update(x->ec->model, &rb, cfg->expit_bc_epochs, cfg->minibatch, &adam,
-                anchor, cfg->expit_bc_anchor, only ? keep : NULL, &x->rng,
-                &first, &last) != 0)
+                anchor, cfg->expit_bc_anchor, x->bc_only ? x->bc_keep : NULL,
+                &x->rng, &first, &last) != 0)
     st = fail(x->s, MQSS_ERR_NOMEM, "out of memory in behaviour cloning");
   nn_model_destroy(anchor);
   x->row[E_CLONE_FIRST] = first;
@@ -585,8 +585,7 @@ mqss_status expit_run(mqss_session *s, train_setup *setup,
              .ec = train_setup_episodes(setup), .hooks = hooks ? hooks : &none};
   expit_result r = {0};
   mqss_status st = MQSS_OK;
-  bool keep[NN_MAX_ACTIONS + 1]; // checked here, before any time is spent
-  if (cfg->expit_bc_only[0] && !bc_only_flags(&x, keep))
+  if (!bc_only_flags(&x)) // named before any time is spent
     return MQSS_ERR_INVALID_ARG;
   if (mkdir(o->log_dir, 0777) != 0 && errno != EEXIST)
     return fail(s, MQSS_ERR_IO, "cannot create '%s': %s", o->log_dir,

@@ -218,9 +218,9 @@ def tensors(path):
 
 def changed_rows(a, b):
     """name -> the rows (first index) where policy files a and b differ."""
-    out = {}
+    out, tb = {}, tensors(b)
     for name, (shape, x) in tensors(a).items():
-        y = tensors(b)[name][1]
+        y = tb[name][1]
         width = 4 * (shape[1] if len(shape) == 2 else 1)
         rows = sorted({i // width for i in range(0, len(x), 4) if x[i:i + 4] != y[i:i + 4]})
         if rows:
